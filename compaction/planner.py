@@ -1,0 +1,251 @@
+"""Compaction planning (pure): when to compact, where to cut, what the summary block holds.
+
+Seed 002 "When Compaction Runs", "What Exactly Gets Summarized" and "What Compaction Produces";
+DESIGN §4: "never return a context over max_tokens when a smaller valid one exists".
+
+The planner never calls a summarizer: it returns a :class:`CompactionPlan`, the shell summarizes
+``summarized`` (and ``split_prefix``) and stores the dict from :func:`build_summary_block`.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from compaction.cutpoint import WindowIndex
+from timeline_app.rendering.blocks import SUMMARY, Block, summary_path
+from timeline_app.rendering.settings import RenderSettings
+
+SPLIT_TURN_HEADING = "## Turn Context (split turn)"
+SUMMARY_MIME = "text/markdown"
+
+
+@dataclass(frozen=True)
+class CompactionPlan:
+    """One planned compaction of a visible window.
+
+    ``summarized`` runs from just after the previous summary up to the split turn's start (or up
+    to the cut); ``split_prefix`` is the part of the cut's turn before the cut (empty when the cut
+    is on a turn start); ``retained`` starts at the cut. A split turn is listed in
+    ``covered_turn_ids`` *and* named by ``split_turn_id``.
+    """
+
+    cut_index: int
+    first_retained_seq: int
+    previous_summary: Block | None
+    summarized: tuple[Block, ...]
+    split_prefix: tuple[Block, ...]
+    retained: tuple[Block, ...]
+    split_turn_id: str | None
+    covered_turn_ids: tuple[str, ...]
+    system_tokens: int
+    before_tokens: int
+    retained_tokens: int
+    estimated_tokens: int
+    keep_recent_tokens: int
+
+    @property
+    def is_split(self) -> bool:
+        return self.split_turn_id is not None
+
+    @property
+    def compacted(self) -> tuple[Block, ...]:
+        """Every block the new summary replaces (not counting the previous summary)."""
+        return self.summarized + self.split_prefix
+
+    @property
+    def compacted_tokens(self) -> int:
+        return sum(b.effective_tokens for b in self.compacted)
+
+
+def visible_tokens(window: Sequence[Block]) -> int:
+    return sum(b.effective_tokens for b in window)
+
+
+def needs_compaction(window: Sequence[Block], *, system_tokens: int, settings: RenderSettings) -> bool:
+    """Seed 002: compact when ``system + blocks > threshold × max_tokens``."""
+    return system_tokens + visible_tokens(window) > settings.compaction_limit
+
+
+def compaction_is_accepted(before_tokens: int, after_tokens: int) -> bool:
+    """A compaction is kept only when it reduces the tokens (DESIGN §4)."""
+    return after_tokens < before_tokens
+
+
+def _previous_covered(previous: Block | None) -> list[str]:
+    if previous is None:
+        return []
+    covered = previous.meta.get("covered_turn_ids")
+    if not isinstance(covered, list):
+        return []
+    return [t for t in covered if isinstance(t, str) and t]
+
+
+def _estimate(index: WindowIndex, cut: int, *, system_tokens: int, settings: RenderSettings) -> int:
+    split = index.split_prefix_start(cut) < cut
+    return (
+        system_tokens
+        + settings.summary_max_tokens
+        + (settings.split_prefix_max_tokens if split else 0)
+        + index.suffix_tokens[cut]
+    )
+
+
+def _build_plan(
+    index: WindowIndex, cut: int, *, system_tokens: int, settings: RenderSettings, keep_recent_tokens: int
+) -> CompactionPlan:
+    window = index.window
+    start = index.start
+    prefix_start = index.split_prefix_start(cut)
+    previous = window[start - 1] if start > 0 and window[start - 1].type == SUMMARY else None
+    summarized = tuple(window[start:prefix_start])
+    split_prefix = tuple(window[prefix_start:cut])
+    split_turn_id = window[cut].turn_id if split_prefix else None
+
+    covered: dict[str, None] = dict.fromkeys(_previous_covered(previous))
+    for b in summarized:
+        if b.turn_id:
+            covered.setdefault(b.turn_id, None)
+    for b in split_prefix:
+        if b.turn_id:
+            covered.setdefault(b.turn_id, None)
+
+    retained_tokens = index.suffix_tokens[cut]
+    return CompactionPlan(
+        cut_index=cut,
+        first_retained_seq=window[cut].seq,
+        previous_summary=previous,
+        summarized=summarized,
+        split_prefix=split_prefix,
+        retained=tuple(window[cut:]),
+        split_turn_id=split_turn_id,
+        covered_turn_ids=tuple(covered),
+        system_tokens=system_tokens,
+        before_tokens=system_tokens + index.total_tokens,
+        retained_tokens=retained_tokens,
+        estimated_tokens=_estimate(index, cut, system_tokens=system_tokens, settings=settings),
+        keep_recent_tokens=keep_recent_tokens,
+    )
+
+
+def plan_at_cut(
+    window: Sequence[Block],
+    cut: int,
+    *,
+    system_tokens: int,
+    settings: RenderSettings,
+    keep_recent_tokens: int = 0,
+) -> CompactionPlan:
+    """The plan for a cut chosen elsewhere (e.g. by :func:`compaction.cutpoint.find_cut_point`)."""
+    index = WindowIndex(window)
+    if not index.start < cut < len(window):
+        raise ValueError(f"cut {cut} outside the compactable range ({index.start}, {len(window)})")
+    return _build_plan(
+        index, cut, system_tokens=system_tokens, settings=settings, keep_recent_tokens=keep_recent_tokens
+    )
+
+
+def plan_compaction(
+    window: Sequence[Block],
+    *,
+    system_tokens: int,
+    settings: RenderSettings,
+    force: bool = False,
+) -> CompactionPlan | None:
+    """Plan a compaction of the visible ``window``, or None (not needed and not forced, or no cut).
+
+    The estimated result is ``system + summary_max_tokens (+ split_prefix_max_tokens when the cut
+    splits a turn) + retained``. The budget starts at ``settings.effective_keep_recent_tokens`` and
+    halves down to 0 until the estimate fits ``settings.compaction_limit``. When no halving step
+    fits, every other reachable cut (each budget between 0 and the configured one yields one) is
+    checked too, keeping the one that retains the most while fitting; when nothing fits at all,
+    the plan with the smallest estimate wins. One linear pass builds the index; each budget is then
+    an O(log n) lookup.
+    """
+    index = WindowIndex(window)
+    if not force and system_tokens + index.total_tokens <= settings.compaction_limit:
+        return None
+    if not index.msg_pos:
+        return None
+    limit = settings.compaction_limit
+    configured = max(0, settings.effective_keep_recent_tokens)
+
+    best: tuple[int, int, int] | None = None  # (estimate, cut, keep) with the smallest estimate
+    keep = configured
+    while True:
+        cut = index.cut_for_budget(keep)
+        if cut is not None:
+            estimate = _estimate(index, cut, system_tokens=system_tokens, settings=settings)
+            if estimate <= limit:
+                return _build_plan(
+                    index, cut, system_tokens=system_tokens, settings=settings, keep_recent_tokens=keep
+                )
+            if best is None or estimate < best[0]:
+                best = (estimate, cut, keep)
+        if keep == 0:
+            break
+        keep //= 2
+
+    # No halving step fits: look at every cut a budget in [0, configured] can produce, in the
+    # order of decreasing budget (increasing walk index), and take the first that fits.
+    first_k = index.walk_index(configured)
+    positions = index.msg_pos
+    k0 = bisect_left(positions, first_k) if first_k is not None else 0
+    seen: set[int] = set()
+    for k in range(k0, len(positions)):
+        cut = index.cut_from_walk_index(positions[k])
+        if cut is None or cut in seen:
+            continue
+        seen.add(cut)
+        keep = min(configured, index.msg_suffix[k])
+        estimate = _estimate(index, cut, system_tokens=system_tokens, settings=settings)
+        if estimate <= limit:
+            return _build_plan(
+                index, cut, system_tokens=system_tokens, settings=settings, keep_recent_tokens=keep
+            )
+        if best is None or estimate < best[0]:
+            best = (estimate, cut, keep)
+
+    if best is None:
+        return None
+    _, cut, keep = best
+    return _build_plan(index, cut, system_tokens=system_tokens, settings=settings, keep_recent_tokens=keep)
+
+
+def build_summary_block(
+    plan: CompactionPlan,
+    *,
+    summary_text: str,
+    split_text: str | None,
+    digest: dict[str, Any],
+    turn_id: str,
+) -> dict[str, Any]:
+    """The fields of the ``conv.range.summary`` block to store for ``plan``.
+
+    ``turn_id`` names the summary (its path is ``su:<turn_id>.conv.range.summary``); the shell
+    usually passes the current turn. The split-turn prefix summary follows under
+    "Turn Context (split turn)".
+    """
+    text = summary_text.rstrip()
+    if plan.is_split:
+        text = f"{text}\n\n{SPLIT_TURN_HEADING}\n{(split_text or '').strip()}"
+    compacted = plan.compacted
+    meta: dict[str, Any] = {
+        "compaction_digest": digest,
+        "covered_turn_ids": list(plan.covered_turn_ids),
+        "first_retained_seq": plan.first_retained_seq,
+        "summarized_seqs": [compacted[0].seq, compacted[-1].seq] if compacted else [],
+    }
+    if plan.split_turn_id is not None:
+        meta["split_turn_id"] = plan.split_turn_id
+    return {
+        "type": SUMMARY,
+        "author": "system",
+        "turn_id": turn_id,
+        "path": summary_path(turn_id),
+        "mime": SUMMARY_MIME,
+        "text": text,
+        "meta": meta,
+    }

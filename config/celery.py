@@ -1,0 +1,11 @@
+"""The Celery app. Eager (in-process) in the embedded mode, a Redis broker in production."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("timeline")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

@@ -1,0 +1,25 @@
+from django.contrib import admin
+from django.http import HttpRequest, HttpResponse
+from django.urls import include, path
+from django.views.defaults import page_not_found
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from timeline_app.api.exceptions import json_not_found
+from timeline_app.api.views import healthz
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/v1/", include("timeline_app.api.urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("healthz", healthz, name="healthz"),
+]
+
+
+def handler404(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if request.path.startswith("/api/") or request.path.startswith("/healthz"):
+        return json_not_found(request, exception)
+    return page_not_found(request, exception)
+
+
+handler500 = "timeline_app.api.exceptions.json_server_error"

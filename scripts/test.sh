@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Runs the whole suite against a throwaway PostgreSQL and Redis on loopback.
+# Installs the server packages (and Chromium for the admin browser test) when they are missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=.venv/bin/python
+
+need=()
+ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1 || need+=(postgresql)
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "== installing ${need[*]} (apt-get)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+WORK=$(mktemp -d /tmp/timeline-test.XXXXXX)
+chmod 755 "$WORK"
+free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+PG_PORT=$(free_port)
+REDIS_PORT=$(free_port)
+
+as_pg() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+if [ "$(id -u)" = 0 ]; then
+  id postgres >/dev/null 2>&1 || useradd --system --home-dir /var/lib/postgresql postgres
+  mkdir -p "$WORK/pg" && chown postgres "$WORK/pg"
+else
+  mkdir -p "$WORK/pg"
+fi
+
+cleanup() {
+  as_pg "$PG_BIN/pg_ctl" -D "$WORK/pg/data" -m immediate stop >/dev/null 2>&1 || true
+  redis-cli -p "$REDIS_PORT" shutdown nosave >/dev/null 2>&1 || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+echo "== starting PostgreSQL on 127.0.0.1:$PG_PORT and Redis on 127.0.0.1:$REDIS_PORT (data in $WORK)"
+as_pg "$PG_BIN/initdb" -D "$WORK/pg/data" -U postgres --auth=trust -E UTF8 >/dev/null
+as_pg "$PG_BIN/pg_ctl" -D "$WORK/pg/data" -l "$WORK/pg/log" -w \
+  -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $WORK/pg -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+  start >/dev/null
+redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
+  --dir "$WORK" --logfile "$WORK/redis.log"
+
+export DATABASE_URL="postgres://postgres@127.0.0.1:$PG_PORT/timeline"
+export TEST_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
+export TIMELINE_REQUIRE_POSTGRES=1
+export SECRET_KEY=test-secret
+"$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -Atc 'select version()'
+"$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -qc 'create database timeline' >/dev/null
+redis-cli -p "$REDIS_PORT" info server | grep redis_version
+
+echo "== checks"
+.venv/bin/ruff check .
+.venv/bin/python manage.py makemigrations --check --dry-run >/dev/null
+.venv/bin/python manage.py spectacular --validate --fail-on-warn --file "$WORK/openapi.yaml"
+
+echo "== pytest"
+set +e
+.venv/bin/python -m pytest "$@"
+status=$?
+set -e
+if [ "$status" = 5 ]; then
+  echo "pytest collected no tests: failing" >&2
+  exit 1
+fi
+exit "$status"

@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+import pytest
+from rest_framework.test import APIClient
+
+from timeline_app import services
+from timeline_app.models import Conversation, Tenant, Timeline
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _database_is_the_real_one(django_db_setup, django_db_blocker):
+    """Under `make test` the suite must run on PostgreSQL; print its version once."""
+    if os.environ.get("TIMELINE_REQUIRE_POSTGRES") != "1":
+        return
+    from django.db import connection
+
+    with django_db_blocker.unblock():
+        assert connection.vendor == "postgresql", "make test must run on PostgreSQL"
+        with connection.cursor() as cursor:
+            cursor.execute("select version()")
+            print(f"\nDatabase: {cursor.fetchone()[0]}")
+
+
+class Caller:
+    """An API client holding one tenant's key."""
+
+    def __init__(self, tenant: Tenant, raw_key: str | None):
+        self.tenant = tenant
+        self.raw_key = raw_key
+        self.client = APIClient()
+        if raw_key:
+            self.client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw_key}")
+
+    def get(self, url: str, **params):
+        return self.client.get(url, params)
+
+    def post(self, url: str, data=None):
+        return self.client.post(url, data if data is not None else {}, format="json")
+
+    def post_raw(self, url: str, body: bytes | str, content_type: str = "application/json"):
+        return self.client.generic("POST", url, body, content_type=content_type)
+
+    def delete(self, url: str):
+        return self.client.delete(url)
+
+
+@pytest.fixture
+def make_caller(db) -> Callable[[str], Caller]:
+    def make(tenant_name: str) -> Caller:
+        key, raw = services.api_key_create(tenant_name=tenant_name)
+        return Caller(key.tenant, raw)
+
+    return make
+
+
+@pytest.fixture
+def owner(make_caller) -> Caller:
+    return make_caller("acme")
+
+
+@pytest.fixture
+def outsider(make_caller) -> Caller:
+    return make_caller("globex")
+
+
+@pytest.fixture
+def anonymous(db) -> Caller:
+    return Caller(Tenant(name="nobody"), None)
+
+
+@pytest.fixture
+def conversation(owner: Caller) -> Conversation:
+    return services.conversation_create(tenant=owner.tenant, public_id="c1", title="First")
+
+
+@pytest.fixture
+def timeline(conversation: Conversation) -> Timeline:
+    return Timeline.objects.get(conversation=conversation, name="main")

@@ -1,0 +1,36 @@
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from timeline_app.models import ApiKey, Conversation
+
+pytestmark = pytest.mark.django_db
+
+
+def test_create_api_key_prints_the_key_alone_on_the_last_line():
+    out = StringIO()
+    call_command("create_api_key", "--tenant", "newco", stdout=out)
+    raw = out.getvalue().strip().splitlines()[-1]
+    assert raw.startswith("tlk_") and " " not in raw
+    key = ApiKey.objects.get(tenant__name="newco")
+    assert key.key_hash == ApiKey.hash_key(raw) and raw not in key.key_hash
+
+
+def test_revoke_api_key_by_prefix():
+    out = StringIO()
+    call_command("create_api_key", "--tenant", "newco", stdout=out)
+    raw = out.getvalue().strip().splitlines()[-1]
+    call_command("revoke_api_key", raw[:12], stdout=StringIO())
+    assert ApiKey.objects.get().revoked_at is not None
+
+
+def test_setup_demo_is_idempotent_and_prints_key_and_login():
+    out = StringIO()
+    call_command("setup_demo", stdout=out)
+    call_command("setup_demo", stdout=StringIO())
+    text = out.getvalue()
+    assert "API key: tlk_" in text and "password:" in text
+    conversation = Conversation.objects.get(public_id="demo-wuppertal")
+    assert conversation.timelines.get().blocks.filter(type="react.tool.result").count() == 4
+    assert conversation.timelines.get().blocks.filter(type="user.attachment").count() == 1

@@ -1,0 +1,137 @@
+"""Input and output serializers of the HTTP API (separate, explicit fields)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+from django.conf import settings
+from rest_framework import serializers
+
+from timeline_app.api.fields import (
+    IsoDateTimeStringField,
+    StrictCharField,
+    StrictDictField,
+    StrictSerializer,
+)
+from timeline_app.rendering.blocks import is_valid_path
+from timeline_app.rendering.settings import SettingsError, validate_overrides
+
+PUBLIC_ID_REGEX = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
+TYPE_REGEX = r"^[a-z][a-z0-9_.\-]{0,63}$"
+TURN_ID_REGEX = r"^[A-Za-z0-9][A-Za-z0-9_.:\-]{0,127}$"
+
+
+def decode_payload(value: str) -> bytes:
+    try:
+        raw = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise serializers.ValidationError("not valid base64") from exc
+    if len(raw) > settings.TIMELINE_MAX_ATTACHMENT_BYTES:
+        raise serializers.ValidationError(
+            f"binary payload over the limit of {settings.TIMELINE_MAX_ATTACHMENT_BYTES} bytes"
+        )
+    return raw
+
+
+class SettingsField(StrictDictField):
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        value = super().to_internal_value(data)
+        try:
+            return validate_overrides(value)
+        except SettingsError as exc:
+            raise serializers.ValidationError(exc.details) from exc
+
+
+class ConversationCreateIn(StrictSerializer):
+    id = StrictCharField(required=False, regex=PUBLIC_ID_REGEX)
+    title = StrictCharField(required=False, allow_blank=True, max_length=500, default="")
+    settings = SettingsField(required=False, default=dict)
+
+
+class ConversationOut(serializers.Serializer):  # type: ignore[type-arg]
+    id = serializers.CharField(source="public_id")
+    title = serializers.CharField()
+    started_at = serializers.DateTimeField()
+    settings = serializers.DictField()
+
+
+class ConversationDetailOut(ConversationOut):
+    block_count = serializers.IntegerField()
+    visible_tokens = serializers.IntegerField()
+    contexts = serializers.ListField(child=serializers.CharField())
+
+
+class ConversationPageOut(serializers.Serializer):  # type: ignore[type-arg]
+    results = ConversationOut(many=True)
+    next = serializers.CharField(allow_null=True)
+
+
+class BlockIn(StrictSerializer):
+    type = StrictCharField(regex=TYPE_REGEX)
+    author = StrictCharField(required=False, allow_blank=True, max_length=64, default="")
+    turn_id = StrictCharField(required=False, regex=TURN_ID_REGEX)
+    ts = IsoDateTimeStringField(required=False, max_length=40)
+    mime = StrictCharField(required=False, allow_blank=True, max_length=128, default="")
+    text = StrictCharField(required=False, allow_blank=True, trim_whitespace=False, default="")
+    base64 = StrictCharField(required=False, allow_blank=True, trim_whitespace=False, default="")
+    path = StrictCharField(required=False, allow_blank=True, max_length=1024, default="")
+    meta = StrictDictField(required=False, default=dict)
+    id = StrictCharField(required=False, max_length=128)
+
+    def validate_text(self, value: str) -> str:
+        limit = settings.TIMELINE_MAX_BLOCK_TEXT_CHARS
+        if len(value) > limit:
+            raise serializers.ValidationError(f"text over the limit of {limit} characters")
+        return value
+
+    def validate_base64(self, value: str) -> bytes:  # type: ignore[override]
+        return decode_payload(value) if value else b""
+
+    def validate_path(self, value: str) -> str:
+        if value and not is_valid_path(value):
+            raise serializers.ValidationError("a path is '<ar|fi|tc|su|so>:<rest>' without spaces")
+        return value
+
+
+class BlocksIn(StrictSerializer):
+    blocks = BlockIn(many=True, allow_empty=False)
+
+    def validate_blocks(self, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        limit = settings.TIMELINE_MAX_BLOCKS_PER_REQUEST
+        if len(value) > limit:
+            raise serializers.ValidationError(f"at most {limit} blocks per request")
+        return value
+
+    def to_internal_value(self, data: Any) -> Any:
+        blocks = data.get("blocks") if isinstance(data, dict) else None
+        limit = settings.TIMELINE_MAX_BLOCKS_PER_REQUEST
+        if isinstance(blocks, list) and len(blocks) > limit:
+            raise serializers.ValidationError({"blocks": [f"at most {limit} blocks per request"]})
+        return super().to_internal_value(data)
+
+
+class BlockOut(serializers.Serializer):  # type: ignore[type-arg]
+    seq = serializers.IntegerField()
+    id = serializers.CharField(source="client_id", allow_null=True)
+    type = serializers.CharField()
+    author = serializers.CharField()
+    turn_id = serializers.CharField()
+    ts = serializers.CharField()
+    mime = serializers.CharField()
+    text = serializers.CharField()
+    base64 = serializers.SerializerMethodField()
+    path = serializers.CharField()
+    meta = serializers.DictField()
+    hidden = serializers.BooleanField()
+    replacement_text = serializers.CharField()
+    hidden_reason = serializers.CharField()
+    tokens = serializers.IntegerField()
+
+    def get_base64(self, obj: Any) -> str:
+        return base64.b64encode(bytes(obj.data)).decode() if obj.data else ""
+
+
+class BlocksOut(serializers.Serializer):  # type: ignore[type-arg]
+    blocks = BlockOut(many=True)

@@ -1,0 +1,18 @@
+from django.urls import include, path, re_path
+
+from timeline_app.api import views
+
+CONV = r"(?P<conv>[A-Za-z0-9][A-Za-z0-9_.\-]{0,63})"
+CONTEXT = r"(?P<context>[a-z][a-z0-9_]{0,63})"
+
+# Sub-paths shared by the main context and every named context.
+timeline_patterns = [
+    path("blocks/", views.BlocksView.as_view()),
+]
+
+urlpatterns = [
+    path("conversations/", views.ConversationListView.as_view(), name="conversation-list"),
+    re_path(rf"^conversations/{CONV}/$", views.ConversationDetailView.as_view(), name="conversation-detail"),
+    re_path(rf"^conversations/{CONV}/contexts/{CONTEXT}/", include(timeline_patterns)),
+    re_path(rf"^conversations/{CONV}/", include(timeline_patterns)),
+]

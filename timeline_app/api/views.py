@@ -1,0 +1,176 @@
+"""Thin views: parse → service → serialize. Everything is scoped to the key's tenant."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from timeline_app import selectors, services
+from timeline_app.api import serializers as s
+from timeline_app.api.exceptions import error_body
+from timeline_app.errors import InvalidInput
+from timeline_app.models import Conversation, Tenant, Timeline
+
+ERROR_RESPONSES = {
+    400: OpenApiResponse(description="Invalid input: `{error: {code, message, details}}`"),
+    401: OpenApiResponse(description="Missing or wrong API key"),
+    404: OpenApiResponse(description="No such conversation or context for this key"),
+}
+
+CONTEXT_PARAM = OpenApiParameter(
+    "context", str, OpenApiParameter.PATH, description="Named context (`main` on the short paths)."
+)
+
+
+class TenantView(APIView):
+    """Base: resolves the caller's tenant, conversation and named context."""
+
+    def tenant(self, request: Request) -> Tenant:
+        return request.user.tenant  # type: ignore[union-attr]
+
+    def conversation(self, request: Request, conv: str) -> Conversation:
+        return selectors.conversation_get(tenant=self.tenant(request), public_id=conv)
+
+    def timeline(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Timeline:
+        return services.timeline_require(conversation=self.conversation(request, conv), name=context)
+
+    def timeline_for_write(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Timeline:
+        """Writes create a named context on first use (seed 004)."""
+        return services.timeline_get_or_create(conversation=self.conversation(request, conv), name=context)
+
+
+def _validated(serializer_class: type[s.StrictSerializer], data: Any) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise InvalidInput("the request body must be a JSON object")
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+class ConversationListView(TenantView):
+    PAGE_SIZE = 50
+
+    @extend_schema(
+        request=s.ConversationCreateIn,
+        responses={201: s.ConversationOut, 409: OpenApiResponse(description="id taken"), **ERROR_RESPONSES},
+        summary="Create a conversation",
+        operation_id="conversations_create",
+    )
+    def post(self, request: Request) -> Response:
+        data = _validated(s.ConversationCreateIn, request.data)
+        conversation = services.conversation_create(
+            tenant=self.tenant(request), public_id=data.get("id"), title=data["title"], settings=data["settings"]
+        )
+        return Response(s.ConversationOut(conversation).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("cursor", int, description="`next` of the previous page"),
+            OpenApiParameter("limit", int, description="page size, 1–200 (default 50)"),
+        ],
+        responses={200: s.ConversationPageOut, **ERROR_RESPONSES},
+        summary="List conversations, newest first",
+        operation_id="conversations_list",
+    )
+    def get(self, request: Request) -> Response:
+        try:
+            limit = int(request.query_params.get("limit", self.PAGE_SIZE))
+            cursor = request.query_params.get("cursor")
+            before = int(cursor) if cursor else None
+        except ValueError as exc:
+            raise InvalidInput("cursor and limit must be integers") from exc
+        if not 1 <= limit <= 200:
+            raise InvalidInput("limit must be between 1 and 200", details={"limit": limit})
+        query = selectors.conversation_list(tenant=self.tenant(request))
+        if before is not None:
+            query = query.filter(id__lt=before)
+        page = list(query[: limit + 1])
+        next_url = None
+        if len(page) > limit:
+            page = page[:limit]
+            next_url = request.build_absolute_uri(f"{request.path}?cursor={page[-1].pk}&limit={limit}")
+        return Response({"results": s.ConversationOut(page, many=True).data, "next": next_url})
+
+
+class ConversationDetailView(TenantView):
+    @extend_schema(
+        responses={200: s.ConversationDetailOut, **ERROR_RESPONSES},
+        summary="A conversation",
+        operation_id="conversations_retrieve",
+    )
+    def get(self, request: Request, conv: str) -> Response:
+        conversation = self.conversation(request, conv)
+        timeline = services.timeline_require(conversation=conversation, name=Timeline.DEFAULT_NAME)
+        body = dict(s.ConversationOut(conversation).data)
+        body.update(
+            block_count=selectors.block_count(timeline=timeline),
+            visible_tokens=selectors.visible_tokens(timeline=timeline),
+            contexts=selectors.timeline_names(conversation=conversation),
+        )
+        return Response(body)
+
+
+class BlocksView(TenantView):
+    @extend_schema(
+        request=s.BlocksIn,
+        parameters=[CONTEXT_PARAM],
+        responses={201: s.BlocksOut, **ERROR_RESPONSES},
+        summary="Contribute blocks (idempotent by block id)",
+    )
+    def post(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
+        data = _validated(s.BlocksIn, request.data)
+        new = [
+            services.NewBlock(
+                type=item["type"],
+                author=item["author"],
+                turn_id=item.get("turn_id"),
+                ts=item.get("ts"),
+                mime=item["mime"],
+                text=item["text"],
+                data=item["base64"],
+                path=item["path"],
+                meta=item["meta"],
+                client_id=item.get("id"),
+            )
+            for item in data["blocks"]
+        ]
+        timeline = self.timeline_for_write(request, conv, context)
+        stored = services.blocks_append(timeline=timeline, blocks=new)
+        return Response({"blocks": s.BlockOut(stored, many=True).data}, status=status.HTTP_201_CREATED)
+
+
+def healthz(request: HttpRequest) -> JsonResponse:
+    """Liveness and readiness: the database, and the broker when one is configured."""
+    from django.conf import settings
+
+    checks: dict[str, str] = {}
+    healthy = True
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        checks["database"] = "ok"
+    except Exception as exc:
+        checks["database"] = f"error: {type(exc).__name__}"
+        healthy = False
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        checks["broker"] = "eager (no broker)"
+    else:
+        from config.celery import app
+
+        try:
+            with app.connection_for_write() as conn:
+                conn.ensure_connection(max_retries=1, timeout=2)
+            checks["broker"] = "ok"
+        except Exception as exc:
+            checks["broker"] = f"error: {type(exc).__name__}"
+            healthy = False
+    if not healthy:
+        return JsonResponse({**error_body("unavailable", "a dependency is down", checks)}, status=503)
+    return JsonResponse({"status": "ok", "checks": checks})

@@ -1,0 +1,75 @@
+"""Helpers shared by the benchmarks: timing, a throwaway tenant, bulk-loaded timelines."""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import statistics
+import time
+from collections.abc import Callable, Iterator
+
+from timeline_app import services
+from timeline_app.models import Block, Tenant, Timeline
+from timeline_app.rendering import blocks as b
+
+
+def median_seconds(action: Callable[[], object], *, repeat: int, warmup: int = 3) -> float:
+    for _ in range(warmup):
+        action()
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        action()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+@contextlib.contextmanager
+def scratch_tenant() -> Iterator[Tenant]:
+    """A tenant for one benchmark run, deleted with everything it owns afterwards."""
+    tenant = Tenant.objects.create(name=f"bench-{secrets.token_hex(4)}")
+    try:
+        yield tenant
+    finally:
+        tenant.delete()
+
+
+def scratch_timeline(tenant: Tenant) -> Timeline:
+    conversation = services.conversation_create(tenant=tenant, title="benchmark")
+    return Timeline.objects.get(conversation=conversation, name=Timeline.DEFAULT_NAME)
+
+
+def synthetic_turn(turn: int, *, tool_calls: int = 3, result_chars: int = 400) -> list[services.NewBlock]:
+    """One realistic turn: header, prompt, notes + call + result per tool call, completion."""
+    turn_id = f"turn_bench_{turn}"
+    rows = [
+        services.NewBlock(type=b.TURN_HEADER, author="system", turn_id=turn_id),
+        services.NewBlock(type=b.USER_PROMPT, author="user", turn_id=turn_id, text=f"Request number {turn}: do it."),
+    ]
+    for call in range(tool_calls):
+        meta = {"tool_call_id": f"tc_{turn}_{call}", "tool_id": "web_tools.web_search"}
+        rows += [
+            services.NewBlock(type=b.NOTES, author="react", turn_id=turn_id, text=f"step {call}", meta=dict(meta)),
+            services.NewBlock(type=b.TOOL_CALL, author="react", turn_id=turn_id, text='{"q": "x"}', meta=dict(meta)),
+            services.NewBlock(
+                type=b.TOOL_RESULT, author="tool", turn_id=turn_id, text="result " * (result_chars // 7), meta=dict(meta)
+            ),
+        ]
+    rows.append(services.NewBlock(type=b.ASSISTANT_COMPLETION, author="assistant", turn_id=turn_id, text="Done."))
+    return rows
+
+
+def fill_timeline(timeline: Timeline, *, blocks: int) -> None:
+    """Append about ``blocks`` blocks of synthetic turns, in batches (fast: one insert per batch)."""
+    turn = Block.objects.filter(timeline=timeline, type=b.TURN_HEADER).count()
+    written = Block.objects.filter(timeline=timeline).count()
+    batch: list[services.NewBlock] = []
+    while written + len(batch) < blocks:
+        batch += synthetic_turn(turn)
+        turn += 1
+        if len(batch) >= 400:
+            services.blocks_append(timeline=timeline, blocks=batch)
+            written += len(batch)
+            batch = []
+    if batch:
+        services.blocks_append(timeline=timeline, blocks=batch)

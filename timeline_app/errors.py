@@ -1,0 +1,35 @@
+"""Domain errors raised by services and selectors; the API maps each to a 4xx (DESIGN §5)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class DomainError(Exception):
+    status = 400
+    code = "invalid"
+
+    def __init__(self, message: str, *, details: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.message = message
+        self.details = details or {}
+
+
+class NotFound(DomainError):
+    status = 404
+    code = "not_found"
+
+
+class Conflict(DomainError):
+    status = 409
+    code = "conflict"
+
+
+class InvalidInput(DomainError):
+    status = 400
+    code = "invalid"
+
+
+class Unprocessable(DomainError):
+    status = 422
+    code = "unprocessable"

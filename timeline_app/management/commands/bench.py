@@ -1,0 +1,23 @@
+"""``python manage.py bench append|engine|compaction|all``: speed goals as ratios, measured in one run."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+SUITES = ("append", "engine", "compaction")
+
+
+class Command(BaseCommand):
+    help = "Run a benchmark and print medians and ratios against a baseline measured in the same run."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("suite", choices=[*SUITES, "all"])
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        suites = SUITES if options["suite"] == "all" else (options["suite"],)
+        for suite in suites:
+            module = importlib.import_module(f"timeline_app.benchmarks.{suite}")
+            module.run(self.stdout.write)

@@ -1,0 +1,18 @@
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from timeline_app import services
+
+
+class Command(BaseCommand):
+    help = "Revoke an API key, named by the whole key or its printed prefix."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("key", help="the key or its prefix (first 12 characters)")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        count = services.api_key_revoke(prefix=options["key"])
+        if count == 0:
+            raise CommandError("no active key matches")
+        self.stdout.write(f"Revoked {count} key(s).")

@@ -1,0 +1,132 @@
+"""Prepare the embedded demo: a tenant, an API key, an admin login and a demo conversation."""
+
+import json
+import secrets
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+
+from timeline_app import services
+from timeline_app.models import Conversation, Tenant, Timeline
+from timeline_app.rendering import blocks as b
+
+DEMO_ID = "demo-wuppertal"
+# A one-page PDF, small enough to ship inline.
+DEMO_PDF = (
+    b"%PDF-1.4\n1 0 obj<</Type /Catalog /Pages 2 0 R>>endobj\n"
+    b"2 0 obj<</Type /Pages /Kids [3 0 R] /Count 1>>endobj\n"
+    b"3 0 obj<</Type /Page /Parent 2 0 R /MediaBox [0 0 200 100]>>endobj\n"
+    b"trailer<</Root 1 0 R>>\n%%EOF\n"
+)
+
+TURNS: list[dict[str, Any]] = [
+    {
+        "prompt": "Could you find top 3 places to eat here in Wuppertal?",
+        "attachment": True,
+        "tools": [
+            ("web_tools.web_search", {"query": "best restaurants Wuppertal"}, ["Gasthaus Stübchen 4.8", "Bistro Luisenviertel 4.7", "Trattoria Elberfeld 4.6"]),
+        ],
+        "answer": "Top 3: Gasthaus Stübchen, Bistro Luisenviertel and Trattoria Elberfeld.",
+    },
+    {
+        "prompt": "Which of them is open on Sunday evening?",
+        "tools": [
+            ("web_tools.fetch_page", {"url": "https://example.org/stuebchen"}, ["Sun 17:00-22:00"]),
+            ("web_tools.fetch_page", {"url": "https://example.org/luisenviertel"}, ["Sun closed"]),
+        ],
+        "answer": "Gasthaus Stübchen is open on Sunday from 17:00 to 22:00; Bistro Luisenviertel is closed.",
+    },
+    {
+        "prompt": "Book a table for two at 19:00 there.",
+        "tools": [("booking.reserve", {"place": "Gasthaus Stübchen", "time": "19:00", "people": 2}, ["confirmed #A17"])],
+        "answer": "Booked: Gasthaus Stübchen, Sunday 19:00, two people (confirmation A17).",
+    },
+]
+
+
+class Command(BaseCommand):
+    help = "Create the demo tenant, an API key, the admin login and a demo conversation (idempotent)."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--admin-user", default="admin")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        tenant, _ = Tenant.objects.get_or_create(name="demo")
+        if not Conversation.objects.filter(tenant=tenant, public_id=DEMO_ID).exists():
+            self.load_demo(tenant)
+        password = secrets.token_urlsafe(9)
+        user_model = get_user_model()
+        user, _ = user_model.objects.get_or_create(username=options["admin_user"])
+        user.is_staff = user.is_superuser = True
+        user.set_password(password)
+        user.save()
+        _, raw = services.api_key_create(tenant_name="demo", name="make run")
+        self.stdout.write("")
+        self.stdout.write(f"Demo conversation: {DEMO_ID}")
+        self.stdout.write(f"Admin:   http://127.0.0.1:8000/admin/  user: {user.username}  password: {password}")
+        self.stdout.write(f"API key: {raw}")
+        self.stdout.write(
+            f'Try:     curl -H "Authorization: Bearer {raw}" http://127.0.0.1:8000/api/v1/conversations/'
+        )
+
+    def load_demo(self, tenant: Tenant) -> None:
+        conversation = services.conversation_create(
+            tenant=tenant, public_id=DEMO_ID, title="Dinner in Wuppertal", settings={"max_tokens": 20_000}
+        )
+        timeline = Timeline.objects.get(conversation=conversation, name=Timeline.DEFAULT_NAME)
+        services.sources_merge(
+            timeline=timeline,
+            sources=[
+                {"url": "https://example.org/stuebchen", "title": "Gasthaus Stübchen", "text": "Rated 4.8."},
+                {"url": "https://example.org/luisenviertel", "title": "Bistro Luisenviertel", "text": "Rated 4.7."},
+            ],
+        )
+        for number, turn in enumerate(TURNS, start=1):
+            turn_id = f"turn_demo_{number}"
+            attachments = []
+            if turn.get("attachment"):
+                attachments.append(
+                    services.NewAttachment(
+                        name="menu.pdf",
+                        mime="application/pdf",
+                        data=DEMO_PDF,
+                        summary="1-page menu, prices & address (Wuppertal)",
+                    )
+                )
+            services.turn_start(timeline=timeline, turn_id=turn_id, prompt=turn["prompt"], attachments=attachments)
+            for index, (tool_id, params, result) in enumerate(turn["tools"], start=1):
+                call_id = f"tc_demo{number}{index}"
+                meta = {"tool_id": tool_id, "tool_call_id": call_id}
+                services.blocks_append(
+                    timeline=timeline,
+                    blocks=[
+                        services.NewBlock(
+                            type=b.NOTES, author="react", turn_id=turn_id, text=f"Calling {tool_id}", meta=dict(meta)
+                        ),
+                        services.NewBlock(
+                            type=b.TOOL_CALL,
+                            author="react",
+                            turn_id=turn_id,
+                            mime="application/json",
+                            text=json.dumps({"tool_id": tool_id, "tool_call_id": call_id, "params": params}, indent=2),
+                            meta=dict(meta),
+                        ),
+                        services.NewBlock(
+                            type=b.TOOL_RESULT,
+                            author="tool",
+                            turn_id=turn_id,
+                            mime="application/json",
+                            text=json.dumps({"tool_id": tool_id, "tool_call_id": call_id, "result": result}, indent=2),
+                            meta={**meta, "status": "ok"},
+                        ),
+                    ],
+                )
+            services.blocks_append(
+                timeline=timeline,
+                blocks=[
+                    services.NewBlock(
+                        type=b.ASSISTANT_COMPLETION, author="assistant", turn_id=turn_id, text=turn["answer"]
+                    )
+                ],
+            )

@@ -1,0 +1,244 @@
+"""Relational, append-only storage (DESIGN §3).
+
+A stored block is never rewritten except for its hide state; compaction adds a summary block and
+a ``Compaction`` row and deletes nothing. Order inside a timeline is ``Block.seq``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import secrets
+
+from django.db import models
+from django.db.models import Q
+
+from timeline_app.rendering.blocks import Block as BlockValue
+
+
+class Tenant(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ApiKey(models.Model):
+    """A tenant's API key. Only the SHA-256 of the key is stored; the key is shown once."""
+
+    PREFIX_LENGTH = 12
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="api_keys")
+    name = models.CharField(max_length=100, blank=True)
+    prefix = models.CharField(max_length=PREFIX_LENGTH)
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.prefix}…"
+
+    @staticmethod
+    def hash_key(raw: str) -> str:
+        return hashlib.sha256(raw.encode()).hexdigest()
+
+    @staticmethod
+    def generate_raw_key() -> str:
+        return "tlk_" + secrets.token_urlsafe(32)
+
+
+class Conversation(models.Model):
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="conversations")
+    public_id = models.CharField(max_length=64)
+    title = models.CharField(max_length=500, blank=True)
+    started_at = models.DateTimeField()
+    settings = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_activity_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "public_id"], name="timeline_conv_public_id_uniq"),
+        ]
+        indexes = [
+            # The tenant's conversation list, newest first (cursor pagination on id).
+            models.Index(fields=["tenant", "-id"], name="timeline_conv_tenant_id_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.public_id
+
+
+class Timeline(models.Model):
+    """A named context of a conversation (``main`` by default): one ordered block stream."""
+
+    DEFAULT_NAME = "main"
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="timelines")
+    name = models.CharField(max_length=64, default=DEFAULT_NAME)
+    next_seq = models.BigIntegerField(default=1)
+    # Blocks below this seq were cleared from the context's view (seed 004 ``clear()``); still stored.
+    view_start_seq = models.BigIntegerField(default=0)
+    cache_last_touch_at = models.DateTimeField(null=True, blank=True)
+    version = models.BigIntegerField(default=0)
+    compaction_strategy = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["conversation", "name"], name="timeline_tl_conv_name_uniq"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Block(models.Model):
+    timeline = models.ForeignKey(Timeline, on_delete=models.CASCADE, related_name="blocks")
+    seq = models.BigIntegerField()
+    turn_id = models.CharField(max_length=128, blank=True)
+    type = models.CharField(max_length=64)
+    author = models.CharField(max_length=64, blank=True)
+    ts = models.CharField(max_length=40, blank=True, help_text="ISO-8601 time as the client gave it")
+    mime = models.CharField(max_length=128, blank=True)
+    text = models.TextField(blank=True)
+    data = models.BinaryField(null=True, blank=True)
+    path = models.CharField(max_length=1024, blank=True)
+    meta = models.JSONField(default=dict, blank=True)
+    hidden = models.BooleanField(default=False)
+    replacement_text = models.TextField(blank=True)
+    hidden_reason = models.CharField(max_length=32, blank=True)
+    tokens = models.IntegerField(default=0)
+    replacement_tokens = models.IntegerField(default=0)
+    client_id = models.CharField(max_length=128, null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["timeline", "seq"], name="timeline_block_seq_uniq"),
+            models.UniqueConstraint(
+                fields=["timeline", "client_id"],
+                condition=Q(client_id__isnull=False),
+                name="timeline_block_client_id_uniq",
+            ),
+        ]
+        indexes = [
+            # Read back by path (react.read) and the admin's path search.
+            models.Index(fields=["timeline", "path"], name="timeline_block_path_idx"),
+            # Latest block of a type: the latest summary, the active plan.
+            models.Index(fields=["timeline", "type", "seq"], name="timeline_block_type_seq_idx"),
+            # Turn browsing in the admin.
+            models.Index(fields=["timeline", "turn_id", "seq"], name="timeline_block_turn_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.type}#{self.seq}"
+
+    def to_value(self) -> BlockValue:
+        raw = bytes(self.data) if self.data else b""
+        return BlockValue(
+            seq=self.seq,
+            type=self.type,
+            turn_id=self.turn_id,
+            author=self.author,
+            ts=self.ts,
+            mime=self.mime,
+            text=self.text,
+            data=base64.b64encode(raw).decode() if raw else "",
+            path=self.path,
+            meta=self.meta,
+            hidden=self.hidden,
+            replacement_text=self.replacement_text,
+            hidden_reason=self.hidden_reason,
+            tokens=self.tokens,
+            replacement_tokens=self.replacement_tokens,
+        )
+
+
+class Compaction(models.Model):
+    class Trigger(models.TextChoices):
+        RENDER = "render"
+        FORCED = "forced"
+        BACKGROUND = "background"
+        MANUAL = "manual"
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        APPLIED = "applied"
+        REJECTED = "rejected"
+        SKIPPED = "skipped"
+        FAILED = "failed"
+
+    timeline = models.ForeignKey(Timeline, on_delete=models.CASCADE, related_name="compactions")
+    summary_block = models.OneToOneField(
+        Block, null=True, blank=True, on_delete=models.PROTECT, related_name="compaction"
+    )
+    trigger = models.CharField(max_length=16, choices=Trigger.choices)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
+    first_retained_seq = models.BigIntegerField(null=True, blank=True)
+    covered_from_seq = models.BigIntegerField(null=True, blank=True)
+    covered_to_seq = models.BigIntegerField(null=True, blank=True)
+    covered_turn_ids = models.JSONField(default=list, blank=True)
+    split_turn_id = models.CharField(max_length=128, blank=True)
+    digest = models.JSONField(default=dict, blank=True)
+    before_tokens = models.IntegerField(default=0)
+    after_tokens = models.IntegerField(default=0)
+    compacted_tokens = models.IntegerField(default=0)
+    summarizer = models.CharField(max_length=32, blank=True)
+    model = models.CharField(max_length=100, blank=True)
+    error = models.TextField(blank=True)
+    duration_ms = models.IntegerField(default=0)
+    summarize_ms = models.IntegerField(default=0)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status__in=["running", "applied", "rejected", "skipped", "failed"]),
+                name="timeline_compaction_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(trigger__in=["render", "forced", "background", "manual"]),
+                name="timeline_compaction_trigger_valid",
+            ),
+            # At most one compaction in flight per timeline: the claim of DESIGN §6.
+            models.UniqueConstraint(
+                fields=["timeline"],
+                condition=Q(status="running"),
+                name="timeline_compaction_one_running",
+            ),
+        ]
+        indexes = [
+            # The latest applied compaction of a timeline: the visible window's start.
+            models.Index(
+                fields=["timeline", "-id"],
+                condition=Q(status="applied"),
+                name="timeline_cmp_applied_idx",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"compaction {self.pk} ({self.status})"
+
+
+class Source(models.Model):
+    """A row of the sources pool; ``sid`` is stable once given."""
+
+    timeline = models.ForeignKey(Timeline, on_delete=models.CASCADE, related_name="sources")
+    sid = models.IntegerField()
+    url = models.CharField(max_length=2048)
+    title = models.CharField(max_length=1000, blank=True)
+    text = models.TextField(blank=True)
+    meta = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["timeline", "sid"], name="timeline_source_sid_uniq"),
+            models.UniqueConstraint(fields=["timeline", "url"], name="timeline_source_url_uniq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"[{self.sid}] {self.url}"

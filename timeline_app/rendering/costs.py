@@ -1,0 +1,20 @@
+"""Token cost of a block as it renders: computed once when the block is written or hidden."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from compaction.tokens import count_binary_tokens, count_text_tokens
+from timeline_app.rendering.blocks import Block
+from timeline_app.rendering.formats import block_text
+
+
+def block_tokens(block: Block) -> int:
+    """Tokens of the block's rendered text (header and path lines included) and binary payload."""
+    visible = replace(block, hidden=False)
+    return count_text_tokens(block_text(visible)) + count_binary_tokens(mime=block.mime, data_b64=block.data)
+
+
+def hidden_tokens(block: Block, replacement_text: str) -> int:
+    """Tokens of the block once hidden behind ``replacement_text``."""
+    return count_text_tokens(block_text(replace(block, hidden=True, replacement_text=replacement_text)))

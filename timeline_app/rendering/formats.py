@@ -1,0 +1,280 @@
+"""Block text and the three output formats (seed 000 "Visible Timeline", seed 003 "Rendering").
+
+Pure: no Django, no I/O, no clock. Every JSON value this module produces is serialised with
+``stable_json`` (sorted keys, no ASCII escaping) so that the same blocks give the same bytes.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .blocks import (
+    ASSISTANT_COMPLETION,
+    NOTES,
+    PLAN,
+    PLAN_ACK,
+    SUMMARY,
+    TOOL_CALL,
+    TOOL_RESULT,
+    TURN_HEADER,
+    USER_ATTACHMENT,
+    USER_PROMPT,
+    Block,
+    sources_pool_path,
+)
+
+Format = Literal["anthropic", "openai", "text"]
+FORMATS: tuple[str, ...] = ("anthropic", "openai", "text")
+
+# Media types the Anthropic API accepts for base64 images and documents.
+ANTHROPIC_IMAGE_MIMES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
+ANTHROPIC_DOCUMENT_MIMES = frozenset({"application/pdf"})
+# OpenAI chat accepts the same raster images as data URLs and PDFs as files.
+OPENAI_IMAGE_MIMES = ANTHROPIC_IMAGE_MIMES
+OPENAI_FILE_MIMES = frozenset({"application/pdf"})
+
+SOURCE_TEXT_MAX_CHARS = 600
+CACHE_CONTROL: dict[str, str] = {"type": "ephemeral"}
+
+
+def stable_json(value: Any) -> str:
+    """The one JSON serialisation of the core: sorted keys, UTF-8 kept as is."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Block text
+# --------------------------------------------------------------------------------------------
+
+
+def _path_line(block: Block) -> list[str]:
+    return [f"[path: {block.path}]"] if block.path else []
+
+
+def _attachment_name(block: Block) -> str:
+    name = block.meta.get("name")
+    if isinstance(name, str) and name:
+        return name
+    tail = block.path.rsplit("/", 1)[-1] if block.path else ""
+    return tail.split(":", 1)[-1] if tail else ""
+
+
+def _header_line(block: Block) -> str:
+    kind = block.type
+    if kind == TURN_HEADER:
+        return f"[TURN {block.turn_id}] ts={block.ts}"
+    if kind == USER_PROMPT:
+        return "[USER MESSAGE]"
+    if kind == USER_ATTACHMENT:
+        return f"[USER ATTACHMENT] {_attachment_name(block)} | {block.mime}"
+    if kind in (NOTES, ASSISTANT_COMPLETION):
+        return "[AI Agent say]:"
+    if kind == TOOL_CALL:
+        return "[react.tool.call] (JSON)"
+    if kind == TOOL_RESULT:
+        kind_label = "JSON status" if block.mime == "application/json" else "artifact block"
+        return f"[react.tool.result] ({kind_label})"
+    if kind == SUMMARY:
+        covered = block.meta.get("covered_turn_ids") or []
+        covered_text = ",".join(str(t) for t in covered) if isinstance(covered, list) else str(covered)
+        line = f"[CONVERSATION SUMMARY] covered_turns={covered_text}"
+        split = block.meta.get("split_turn_id")
+        if split:
+            line += f" split_turn={split}"
+        return line
+    if kind == PLAN:
+        return "[react.plan] (JSON)"
+    if kind == PLAN_ACK:
+        return "[react.plan.ack]"
+    return f"[{kind}] author={block.author}" if block.author else f"[{kind}]"
+
+
+def block_text(block: Block) -> str:
+    """The rendered text part of one block (the binary payload, if any, is a separate part).
+
+    Layout: a header line, then ``[path: …]`` when the block has a path, then type-specific
+    lines, then the block's text. A hidden block renders ``[<type>] (hidden)``, its path and
+    its replacement text, and never its binary payload.
+    """
+    if block.hidden:
+        replacement = [block.replacement_text] if block.replacement_text else []
+        return "\n".join([f"[{block.type}] (hidden)", *_path_line(block), *replacement])
+    if block.type == TURN_HEADER:
+        # The header line is the whole block; a stored text (rare) follows it.
+        return "\n".join([_header_line(block), *([block.text] if block.text else [])])
+    lines: list[str] = [_header_line(block)]
+    if block.type == USER_ATTACHMENT:
+        summary = block.meta.get("summary")
+        if summary:
+            lines.append(f"summary: {summary}")
+        lines.extend(_path_line(block))
+        physical = block.meta.get("physical_path")
+        if physical:
+            lines.append(f"[physical_path: {physical}]")
+    else:
+        lines.extend(_path_line(block))
+    if block.text:
+        lines.append(block.text)
+    return "\n".join(lines)
+
+
+def binary_placeholder(block: Block) -> str:
+    """The plain-text stand-in for a binary payload."""
+    tag = "image" if block.mime.startswith("image/") else "document"
+    return f"<{tag} media_type={block.mime} b64_len={len(block.data)}>"
+
+
+# --------------------------------------------------------------------------------------------
+# Tail: sources pool and announce
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Source:
+    """One entry of the conversation's sources pool (seed 003)."""
+
+    sid: int
+    url: str
+    title: str = ""
+    text: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def _trim(text: str, limit: int) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def sources_pool_text(sources: Sequence[Source], *, text_limit: int = SOURCE_TEXT_MAX_CHARS) -> str:
+    """``[SOURCES POOL]`` with its ``so:`` path and one entry per source, ordered by sid."""
+    if not sources:
+        return ""
+    ordered = sorted(sources, key=lambda s: s.sid)
+    lines = ["[SOURCES POOL]", f"[path: {sources_pool_path(ordered[0].sid, ordered[-1].sid)}]"]
+    for source in ordered:
+        label = " — ".join(x for x in (source.title.strip(), source.url.strip()) if x)
+        lines.append(f"[{source.sid}] {label}".rstrip())
+        if source.text.strip():
+            lines.append(_trim(source.text, text_limit))
+    return "\n".join(lines)
+
+
+def announce_text(announce: Sequence[str], active_plan: Block | None = None) -> str:
+    """``[ANNOUNCE]`` with each announce text, then the ``[ACTIVE PLAN]`` section if any."""
+    texts = [a for a in announce if a.strip()]
+    if not texts and active_plan is None:
+        return ""
+    lines = ["[ANNOUNCE]", *texts]
+    if active_plan is not None:
+        lines.append("[ACTIVE PLAN]")
+        lines.extend(_path_line(active_plan))
+        if active_plan.text:
+            lines.append(active_plan.text)
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# Parts: a format-neutral intermediate, then the per-format dicts
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Part:
+    """One emitted piece: ``text``, or a binary payload (``image``/``document``) of a block."""
+
+    kind: Literal["text", "image", "document"]
+    text: str = ""
+    mime: str = ""
+    data: str = ""
+    filename: str = ""
+    placeholder: str = ""
+
+
+def block_parts(block: Block) -> list[Part]:
+    """The text part of a block, then its binary part when it has a visible payload."""
+    parts = [Part(kind="text", text=block_text(block))]
+    if block.data and not block.hidden:
+        kind: Literal["image", "document"] = "image" if block.mime.startswith("image/") else "document"
+        parts.append(
+            Part(
+                kind=kind,
+                mime=block.mime,
+                data=block.data,
+                filename=_attachment_name(block) or f"block-{block.seq}",
+                placeholder=binary_placeholder(block),
+            )
+        )
+    return parts
+
+
+def anthropic_part(part: Part, *, cached: bool = False, binary: bool = True) -> dict[str, Any]:
+    """One Anthropic content block; ``binary=False`` gives the text format's placeholder."""
+    out: dict[str, Any]
+    if part.kind == "image" and binary and part.mime in ANTHROPIC_IMAGE_MIMES:
+        out = {"type": "image", "source": {"type": "base64", "media_type": part.mime, "data": part.data}}
+    elif part.kind == "document" and binary and part.mime in ANTHROPIC_DOCUMENT_MIMES:
+        out = {"type": "document", "source": {"type": "base64", "media_type": part.mime, "data": part.data}}
+    else:
+        out = {"type": "text", "text": part.text if part.kind == "text" else part.placeholder}
+    if cached:
+        out["cache_control"] = dict(CACHE_CONTROL)
+    return out
+
+
+def openai_content_part(part: Part) -> dict[str, Any]:
+    """One OpenAI chat content part (no cache control: the provider caches prefixes itself)."""
+    if part.kind == "image" and part.mime in OPENAI_IMAGE_MIMES:
+        return {"type": "image_url", "image_url": {"url": f"data:{part.mime};base64,{part.data}"}}
+    if part.kind == "document" and part.mime in OPENAI_FILE_MIMES:
+        return {
+            "type": "file",
+            "file": {"filename": part.filename, "file_data": f"data:{part.mime};base64,{part.data}"},
+        }
+    return {"type": "text", "text": part.text if part.kind == "text" else part.placeholder}
+
+
+def openai_message(block: Block) -> dict[str, Any] | None:
+    """The stored OpenAI message of a block of a named OpenAI context, if it has one."""
+    message = block.meta.get("openai_message")
+    return copy.deepcopy(message) if isinstance(message, dict) else None
+
+
+def openai_messages(items: Iterable[Block | Part]) -> list[dict[str, Any]]:
+    """Blocks with a stored message render as that message; everything else coalesces into
+    user messages (consecutive blocks and tail parts share one message)."""
+    messages: list[dict[str, Any]] = []
+    pending: list[dict[str, Any]] = []
+
+    def flush() -> None:
+        if pending:
+            messages.append({"role": "user", "content": list(pending)})
+            pending.clear()
+
+    for item in items:
+        if isinstance(item, Block):
+            stored = openai_message(item) if not item.hidden else None
+            if stored is not None:
+                flush()
+                messages.append(stored)
+                continue
+            pending.extend(openai_content_part(p) for p in block_parts(item))
+        else:
+            pending.append(openai_content_part(item))
+    flush()
+    return messages
+
+
+def debug_text(parts: Sequence[dict[str, Any]], cache_points: Sequence[int]) -> str:
+    """Text-format debug view: parts joined by blank lines, ``=>[k]`` after each cache point."""
+    marks = {index: k for k, index in enumerate(sorted(cache_points), start=1)}
+    chunks: list[str] = []
+    for index, part in enumerate(parts):
+        text = str(part.get("text", ""))
+        if index in marks:
+            text += f"\n=>[{marks[index]}]"
+        chunks.append(text)
+    return "\n\n".join(chunks)

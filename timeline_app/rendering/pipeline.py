@@ -1,0 +1,156 @@
+"""Render one visible window (DESIGN §4 steps 4-6): filters, cache points, parts, tail.
+
+The caller has already pruned (TTL), compacted and sliced the window from the latest summary;
+hidden blocks carry their replacement text. Pure and byte-stable: no clock, sorted JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from compaction.tokens import count_text_tokens
+
+from .blocks import SUMMARY, TURN_HEADER, USER_PROMPT, Block
+from .cache_points import cache_point_indices
+from .formats import (
+    FORMATS,
+    Format,
+    Part,
+    Source,
+    announce_text,
+    anthropic_part,
+    block_parts,
+    debug_text,
+    openai_messages,
+    sources_pool_text,
+)
+from .settings import RenderSettings
+
+NEVER_FILTERED = frozenset({TURN_HEADER, USER_PROMPT, SUMMARY})
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    format: Format = "anthropic"
+    include_sources: bool = False
+    include_announce: bool = False
+    cache_last: bool = True
+    exclude_contributions: tuple[str, ...] = ()
+    include_only_contributions: tuple[str, ...] = ()
+    announce: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.format not in FORMATS:
+            raise ValueError(f"unknown format {self.format!r}; expected one of {', '.join(FORMATS)}")
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """``blocks`` are content parts (anthropic, text) or chat messages (openai).
+
+    ``cache_points`` are indices into ``blocks`` of the parts carrying ``cache_control``;
+    ``marked_seqs`` the seqs of the stored blocks those parts belong to.
+    """
+
+    blocks: list[dict[str, Any]]
+    cache_points: list[int]
+    tokens: dict[str, int]
+    debug: str | None = None
+    marked_seqs: list[int] = field(default_factory=list)
+
+
+def filter_contributions(
+    blocks: Sequence[Block],
+    *,
+    exclude: Sequence[str] = (),
+    include_only: Sequence[str] = (),
+) -> list[Block]:
+    """Seed 000 "Contribution Filters", applied to history and current turn alike.
+
+    ``exclude`` drops matching types; a non-empty ``include_only`` keeps only matching types.
+    Turn headers, user prompts and summaries are never filtered.
+    """
+    excluded = set(exclude)
+    only = set(include_only)
+    kept: list[Block] = []
+    for block in blocks:
+        if block.type not in NEVER_FILTERED:
+            if block.type in excluded:
+                continue
+            if only and block.type not in only:
+                continue
+        kept.append(block)
+    return kept
+
+
+def tail_texts(
+    *,
+    options: RenderOptions,
+    sources: Sequence[Source] = (),
+    active_plan: Block | None = None,
+) -> list[str]:
+    """The uncached tail: the sources pool, then announce; empty sections are left out."""
+    texts: list[str] = []
+    if options.include_sources and sources:
+        texts.append(sources_pool_text(sources))
+    if options.include_announce:
+        announce = announce_text(options.announce, active_plan)
+        if announce:
+            texts.append(announce)
+    return [t for t in texts if t]
+
+
+def render_window(
+    blocks: Sequence[Block],
+    *,
+    settings: RenderSettings,
+    options: RenderOptions,
+    sources: Sequence[Source] = (),
+    active_plan: Block | None = None,
+    system_tokens: int = 0,
+    max_tokens: int | None = None,
+) -> Rendered:
+    """Render the visible window in ``options.format``.
+
+    Steps: contribution filters → cache points on the stable stream → parts (the marker sits
+    on the last emitted part of each cache-point block) → tail (never cached).
+    """
+    stable = filter_contributions(
+        blocks, exclude=options.exclude_contributions, include_only=options.include_only_contributions
+    )
+    tail = tail_texts(options=options, sources=sources, active_plan=active_plan)
+    tail_parts = [Part(kind="text", text=t) for t in tail]
+
+    visible_tokens = sum(b.effective_tokens for b in stable)
+    tail_tokens = sum(count_text_tokens(t) for t in tail)
+    tokens = {
+        "system": system_tokens,
+        "visible": visible_tokens,
+        "tail": tail_tokens,
+        "total": system_tokens + visible_tokens + tail_tokens,
+        "max_tokens": settings.max_tokens if max_tokens is None else max_tokens,
+    }
+
+    if options.format == "openai":
+        # OpenAI caches prefixes by itself: no markers, no cache points.
+        return Rendered(blocks=openai_messages([*stable, *tail_parts]), cache_points=[], tokens=tokens)
+
+    points = set(cache_point_indices(stable, settings=settings, cache_last=options.cache_last))
+    with_binary = options.format == "anthropic"
+    out: list[dict[str, Any]] = []
+    cache_points: list[int] = []
+    marked: list[int] = []
+    for index, block in enumerate(stable):
+        parts = block_parts(block)
+        for position, part in enumerate(parts):
+            cached = index in points and position == len(parts) - 1
+            out.append(anthropic_part(part, cached=cached, binary=with_binary))
+            if cached:
+                cache_points.append(len(out) - 1)
+                marked.append(block.seq)
+    out.extend(anthropic_part(part, binary=with_binary) for part in tail_parts)
+
+    debug = debug_text(out, cache_points) if options.format == "text" else None
+    return Rendered(blocks=out, cache_points=cache_points, tokens=tokens, debug=debug, marked_seqs=marked)

@@ -1,0 +1,95 @@
+"""Render and compaction settings (DESIGN §4): defaults, per-conversation overrides, validation."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+
+class SettingsError(ValueError):
+    """A settings object with an unknown key or a value of the wrong type or range."""
+
+    def __init__(self, details: dict[str, str]):
+        super().__init__("; ".join(f"{k}: {v}" for k, v in details.items()))
+        self.details = details
+
+
+@dataclass(frozen=True)
+class RenderSettings:
+    max_tokens: int = 200_000
+    threshold: float = 0.9
+    keep_recent_tokens: int | None = None
+    cache_point_offset_rounds: int = 4
+    cache_point_min_rounds: int = 2
+    cache_ttl_seconds: int = 300
+    cache_ttl_buffer_seconds: int = 10
+    ttl_keep_recent_turns: int = 6
+    summary_max_tokens: int = 800
+    split_prefix_max_tokens: int = 400
+
+    @property
+    def effective_keep_recent_tokens(self) -> int:
+        if self.keep_recent_tokens is not None:
+            return self.keep_recent_tokens
+        return int(0.3 * self.max_tokens)
+
+    @property
+    def compaction_limit(self) -> int:
+        """Tokens above which a render compacts: ``threshold × max_tokens``."""
+        return int(self.threshold * self.max_tokens)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# Allowed range per key: (minimum, maximum); None means open.
+_RANGES: dict[str, tuple[float, float]] = {
+    "max_tokens": (1_000, 10_000_000),
+    "threshold": (0.05, 1.0),
+    "keep_recent_tokens": (0, 10_000_000),
+    "cache_point_offset_rounds": (1, 1_000),
+    "cache_point_min_rounds": (0, 1_000),
+    "cache_ttl_seconds": (0, 86_400),
+    "cache_ttl_buffer_seconds": (0, 3_600),
+    "ttl_keep_recent_turns": (0, 10_000),
+    "summary_max_tokens": (50, 32_000),
+    "split_prefix_max_tokens": (50, 32_000),
+}
+SETTING_KEYS = tuple(f.name for f in fields(RenderSettings))
+
+
+def validate_overrides(overrides: Any) -> dict[str, Any]:
+    """Check a ``settings`` object from a client; return it normalised or raise SettingsError."""
+    if not isinstance(overrides, dict):
+        raise SettingsError({"settings": "must be an object"})
+    errors: dict[str, str] = {}
+    clean: dict[str, Any] = {}
+    for key, value in overrides.items():
+        if key not in _RANGES:
+            errors[key] = "unknown setting"
+            continue
+        if key == "keep_recent_tokens" and value is None:
+            clean[key] = None
+            continue
+        if key == "threshold":
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        else:
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        if not ok:
+            errors[key] = "must be a number" if key == "threshold" else "must be an integer"
+            continue
+        low, high = _RANGES[key]
+        if not low <= value <= high:
+            errors[key] = f"must be between {low:g} and {high:g}"
+            continue
+        clean[key] = float(value) if key == "threshold" else value
+    if errors:
+        raise SettingsError(errors)
+    return clean
+
+
+def resolve_settings(overrides: dict[str, Any] | None = None, **call_overrides: Any) -> RenderSettings:
+    """Defaults, then the conversation's overrides, then per-call overrides (already validated)."""
+    merged = dict(overrides or {})
+    merged.update({k: v for k, v in call_overrides.items() if v is not None})
+    return replace(RenderSettings(), **merged)

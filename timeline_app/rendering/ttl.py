@@ -1,0 +1,133 @@
+"""TTL pruning plan (seed 002 "Render Pipeline Order" step 1, DESIGN §4).
+
+When the provider's prompt cache has gone cold (``now - last_touch > ttl - buffer``), old
+bulky blocks are hidden behind a one-line replacement that names their path, so the next
+render is cheaper and the agent can read them back by path. Pure: ``now`` is passed in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Literal
+
+from compaction.tokens import count_text_tokens
+
+from .blocks import ASSISTANT_COMPLETION, SUMMARY, TOOL_RESULT, TURN_HEADER, USER_PROMPT, Block
+from .formats import block_text
+from .settings import RenderSettings
+
+TtlStatus = Literal["disabled", "armed", "fresh", "no_effect", "pruned"]
+TTL_REASON = "ttl"
+BULKY_TOKENS = 1_000
+HINT_MAX_CHARS = 80
+NEVER_PRUNED = frozenset({TURN_HEADER, USER_PROMPT, SUMMARY, ASSISTANT_COMPLETION})
+
+
+@dataclass(frozen=True)
+class Hide:
+    """One block to hide: its seq, path, replacement text, reason and the hidden rendering's tokens."""
+
+    seq: int
+    path: str
+    replacement_text: str
+    reason: str
+    replacement_tokens: int
+
+
+@dataclass(frozen=True)
+class TtlDecision:
+    status: TtlStatus
+    hides: tuple[Hide, ...] = ()
+
+
+def is_expired(*, now: datetime, last_touch: datetime, settings: RenderSettings) -> bool:
+    fresh_for = timedelta(seconds=settings.cache_ttl_seconds - settings.cache_ttl_buffer_seconds)
+    return now - last_touch > fresh_for
+
+
+def _hint(block: Block) -> str:
+    first = next((line.strip() for line in block.text.splitlines() if line.strip()), "")
+    if not first and block.data:
+        first = f"{block.mime or 'binary'} payload, b64_len={len(block.data)}"
+    if len(first) > HINT_MAX_CHARS:
+        first = first[: HINT_MAX_CHARS - 1].rstrip() + "…"
+    return first or block.type
+
+
+def replacement_text_for(block: Block) -> str:
+    """``[pruned after cache expiry] <path> — <hint> (read it back by path)``."""
+    where = block.path or f"{block.type}#{block.seq}"
+    return f"[pruned after cache expiry] {where} — {_hint(block)} (read it back by path)"
+
+
+def replacement_tokens_for(block: Block, replacement_text: str, reason: str = TTL_REASON) -> int:
+    """Tokens of the block's hidden rendering, the value to store as ``replacement_tokens``."""
+    hidden = block.hide(replacement_text=replacement_text, reason=reason, replacement_tokens=0)
+    return count_text_tokens(block_text(hidden))
+
+
+def is_prunable(block: Block) -> bool:
+    """Not yet hidden, not a structural block, and a tool result or bulky (binary or > 1,000 tokens)."""
+    if block.hidden or block.type in NEVER_PRUNED:
+        return False
+    return block.type == TOOL_RESULT or block.is_binary or block.tokens > BULKY_TOKENS
+
+
+def plan_ttl_pruning(
+    blocks: Sequence[Block], *, now: datetime, last_touch: datetime | None, settings: RenderSettings
+) -> TtlDecision:
+    """Decide which blocks to hide because the prompt cache has expired.
+
+    Turns are ordered by first appearance in ``blocks``; the last ``ttl_keep_recent_turns``
+    of them are kept intact. Blocks without a turn id are never pruned.
+    """
+    if settings.cache_ttl_seconds <= 0:
+        return TtlDecision("disabled")
+    if last_touch is None:
+        return TtlDecision("armed")
+    if not is_expired(now=now, last_touch=last_touch, settings=settings):
+        return TtlDecision("fresh")
+
+    turn_order: list[str] = []
+    for block in blocks:
+        if block.turn_id and block.turn_id not in turn_order:
+            turn_order.append(block.turn_id)
+    keep = settings.ttl_keep_recent_turns
+    kept = set(turn_order[max(0, len(turn_order) - keep) :]) if keep > 0 else set()
+
+    hides: list[Hide] = []
+    for block in blocks:
+        if not block.turn_id or block.turn_id in kept or not is_prunable(block):
+            continue
+        text = replacement_text_for(block)
+        hides.append(
+            Hide(
+                seq=block.seq,
+                path=block.path,
+                replacement_text=text,
+                reason=TTL_REASON,
+                replacement_tokens=replacement_tokens_for(block, text),
+            )
+        )
+    return TtlDecision("pruned" if hides else "no_effect", tuple(hides))
+
+
+def apply_hides(blocks: Sequence[Block], hides: Sequence[Hide]) -> list[Block]:
+    """The blocks with the given hides applied (a convenience for the shell and tests)."""
+    by_seq = {h.seq: h for h in hides}
+    out: list[Block] = []
+    for block in blocks:
+        hide = by_seq.get(block.seq)
+        if hide is None:
+            out.append(block)
+        else:
+            out.append(
+                block.hide(
+                    replacement_text=hide.replacement_text,
+                    reason=hide.reason,
+                    replacement_tokens=hide.replacement_tokens,
+                )
+            )
+    return out

@@ -1,0 +1,101 @@
+"""Reads, with exactly the rows and columns their callers need."""
+
+from __future__ import annotations
+
+from django.db.models import Case, F, IntegerField, Q, QuerySet, Sum, When
+
+from timeline_app.errors import NotFound
+from timeline_app.models import ApiKey, Block, Compaction, Conversation, Tenant, Timeline
+from timeline_app.rendering import blocks as b
+from timeline_app.rendering.blocks import Block as BlockValue
+
+
+def api_key_lookup(*, raw_key: str) -> ApiKey | None:
+    return (
+        ApiKey.objects.select_related("tenant")
+        .filter(key_hash=ApiKey.hash_key(raw_key), revoked_at__isnull=True)
+        .first()
+    )
+
+
+def conversation_list(*, tenant: Tenant) -> QuerySet[Conversation]:
+    return Conversation.objects.filter(tenant=tenant).order_by("-id")
+
+
+def conversation_get(*, tenant: Tenant, public_id: str) -> Conversation:
+    conversation = Conversation.objects.filter(tenant=tenant, public_id=public_id).first()
+    if conversation is None:
+        raise NotFound(f"conversation {public_id!r} not found", details={"conversation": public_id})
+    return conversation
+
+
+def timeline_get(*, conversation: Conversation, name: str) -> Timeline | None:
+    return Timeline.objects.filter(conversation=conversation, name=name).first()
+
+
+def timeline_names(*, conversation: Conversation) -> list[str]:
+    return list(Timeline.objects.filter(conversation=conversation).order_by("id").values_list("name", flat=True))
+
+
+def timeline_current_turn_id(*, timeline: Timeline) -> str:
+    """The turn of the latest turn header: blocks contributed without ``turn_id`` join it."""
+    turn = (
+        Block.objects.filter(timeline=timeline, type=b.TURN_HEADER)
+        .order_by("-seq")
+        .values_list("turn_id", flat=True)
+        .first()
+    )
+    return turn or ""
+
+
+def latest_applied_compaction(*, timeline: Timeline) -> Compaction | None:
+    return (
+        Compaction.objects.filter(timeline=timeline, status=Compaction.Status.APPLIED)
+        .select_related("summary_block")
+        .order_by("-id")
+        .first()
+    )
+
+
+def _window_queryset(timeline: Timeline, compaction: Compaction | None) -> QuerySet[Block]:
+    start = timeline.view_start_seq
+    if compaction is not None and compaction.first_retained_seq is not None:
+        start = max(start, compaction.first_retained_seq)
+    return Block.objects.filter(timeline=timeline, seq__gte=start).exclude(type=b.SUMMARY)
+
+
+def visible_window(*, timeline: Timeline) -> list[BlockValue]:
+    """``[latest summary] + blocks from its first retained block on``, in order (DESIGN §3).
+
+    Only the visible window is read: older blocks stay stored and reachable by path.
+    """
+    compaction = latest_applied_compaction(timeline=timeline)
+    window = [row.to_value() for row in _window_queryset(timeline, compaction).order_by("seq")]
+    summary = compaction.summary_block if compaction is not None else None
+    if summary is not None and summary.seq >= timeline.view_start_seq:
+        return [summary.to_value(), *window]
+    return window
+
+
+_EFFECTIVE_TOKENS = Case(When(hidden=True, then=F("replacement_tokens")), default=F("tokens"), output_field=IntegerField())
+
+
+def visible_tokens(*, timeline: Timeline) -> int:
+    """Sum of the visible window's tokens, computed in the database."""
+    compaction = latest_applied_compaction(timeline=timeline)
+    total = _window_queryset(timeline, compaction).aggregate(total=Sum(_EFFECTIVE_TOKENS))["total"] or 0
+    summary = compaction.summary_block if compaction is not None else None
+    if summary is not None and summary.seq >= timeline.view_start_seq:
+        total += summary.replacement_tokens if summary.hidden else summary.tokens
+    return int(total)
+
+
+def block_count(*, timeline: Timeline) -> int:
+    return Block.objects.filter(timeline=timeline).count()
+
+
+def blocks_by_path(*, timeline: Timeline, path: str, include_hidden: bool = True) -> QuerySet[Block]:
+    query = Block.objects.filter(timeline=timeline, path=path)
+    if not include_hidden:
+        query = query.filter(Q(hidden=False))
+    return query.order_by("seq")
