@@ -51,4 +51,8 @@ def count_binary_tokens(*, mime: str, data_b64: str) -> int:
 
 def estimate_block_tokens(*, text: str, mime: str = "", data_b64: str = "", overhead: str = "") -> int:
     """Tokens of a block's text, its rendered header lines (``overhead``) and its binary payload."""
-    return count_text_tokens(text) + count_text_tokens(overhead) + count_binary_tokens(mime=mime, data_b64=data_b64)
+    return (
+        count_text_tokens(text)
+        + count_text_tokens(overhead)
+        + count_binary_tokens(mime=mime, data_b64=data_b64)
+    )

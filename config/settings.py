@@ -114,7 +114,9 @@ CELERY_TIMEZONE = "UTC"
 
 # The summarizer: extractive (offline) unless an Anthropic key is configured.
 ANTHROPIC_API_KEY = env.str("ANTHROPIC_API_KEY", default="")
-TIMELINE_SUMMARIZER = env.str("TIMELINE_SUMMARIZER", default="anthropic" if ANTHROPIC_API_KEY else "extractive")
+TIMELINE_SUMMARIZER = env.str(
+    "TIMELINE_SUMMARIZER", default="anthropic" if ANTHROPIC_API_KEY else "extractive"
+)
 if TIMELINE_SUMMARIZER not in {"extractive", "anthropic"}:
     raise environ.ImproperlyConfigured("TIMELINE_SUMMARIZER must be 'extractive' or 'anthropic'")
 TIMELINE_SUMMARY_MODEL = env.str("TIMELINE_SUMMARY_MODEL", default="claude-sonnet-4-5")

@@ -12,7 +12,14 @@ PURE = [
         if (ROOT / "compaction" / f"{name}.py").exists()
     ],
 ]
-FORBIDDEN = ("django", "anthropic", "rest_framework", "celery", "timeline_app.models", "timeline_app.services")
+FORBIDDEN = (
+    "django",
+    "anthropic",
+    "rest_framework",
+    "celery",
+    "timeline_app.models",
+    "timeline_app.services",
+)
 
 
 def imported_modules(path: Path) -> set[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import Case, F, IntegerField, Q, QuerySet, Sum, When
 
 from timeline_app.errors import NotFound
-from timeline_app.models import ApiKey, Block, Compaction, Conversation, Tenant, Timeline
+from timeline_app.models import ApiKey, Block, Compaction, Conversation, Source, Tenant, Timeline
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.blocks import Block as BlockValue
 
@@ -34,7 +34,9 @@ def timeline_get(*, conversation: Conversation, name: str) -> Timeline | None:
 
 
 def timeline_names(*, conversation: Conversation) -> list[str]:
-    return list(Timeline.objects.filter(conversation=conversation).order_by("id").values_list("name", flat=True))
+    return list(
+        Timeline.objects.filter(conversation=conversation).order_by("id").values_list("name", flat=True)
+    )
 
 
 def timeline_current_turn_id(*, timeline: Timeline) -> str:
@@ -77,7 +79,9 @@ def visible_window(*, timeline: Timeline) -> list[BlockValue]:
     return window
 
 
-_EFFECTIVE_TOKENS = Case(When(hidden=True, then=F("replacement_tokens")), default=F("tokens"), output_field=IntegerField())
+_EFFECTIVE_TOKENS = Case(
+    When(hidden=True, then=F("replacement_tokens")), default=F("tokens"), output_field=IntegerField()
+)
 
 
 def visible_tokens(*, timeline: Timeline) -> int:
@@ -99,3 +103,23 @@ def blocks_by_path(*, timeline: Timeline, path: str, include_hidden: bool = True
     if not include_hidden:
         query = query.filter(Q(hidden=False))
     return query.order_by("seq")
+
+
+def tokens_from_seq(*, timeline: Timeline, seq: int) -> int:
+    """Tokens of the non-summary blocks from ``seq`` on (what a compaction retains)."""
+    total = (
+        Block.objects.filter(timeline=timeline, seq__gte=max(seq, timeline.view_start_seq))
+        .exclude(type=b.SUMMARY)
+        .aggregate(total=Sum(_EFFECTIVE_TOKENS))["total"]
+    )
+    return int(total or 0)
+
+
+def sources_pool(*, timeline: Timeline) -> list[Source]:
+    return list(Source.objects.filter(timeline=timeline).order_by("sid"))
+
+
+def active_plan(*, timeline: Timeline) -> BlockValue | None:
+    """The latest ``react.plan`` block, visible or not: the plan announced at render (seed 003)."""
+    row = Block.objects.filter(timeline=timeline, type=b.PLAN).order_by("-seq").first()
+    return row.to_value() if row is not None else None

@@ -15,8 +15,18 @@ def test_contribute_assigns_sequence_paths_and_tokens(owner, conversation):
         URL,
         {
             "blocks": [
-                {"type": "react.tool.call", "author": "react", "text": "{}", "meta": {"tool_call_id": "tc_a1"}},
-                {"type": "react.tool.result", "author": "tool", "text": "42", "meta": {"tool_call_id": "tc_a1"}},
+                {
+                    "type": "react.tool.call",
+                    "author": "react",
+                    "text": "{}",
+                    "meta": {"tool_call_id": "tc_a1"},
+                },
+                {
+                    "type": "react.tool.result",
+                    "author": "tool",
+                    "text": "42",
+                    "meta": {"tool_call_id": "tc_a1"},
+                },
             ]
         },
     )
@@ -38,9 +48,9 @@ def test_same_block_id_returns_the_stored_block(owner, conversation):
 def test_binary_payload_round_trips_as_base64(owner, conversation):
     raw = b"\x89PNG fake image bytes"
     encoded = base64.b64encode(raw).decode()
-    block = owner.post(URL, {"blocks": [{"type": "user.attachment", "mime": "image/png", "base64": encoded}]}).json()[
-        "blocks"
-    ][0]
+    block = owner.post(
+        URL, {"blocks": [{"type": "user.attachment", "mime": "image/png", "base64": encoded}]}
+    ).json()["blocks"][0]
     assert block["base64"] == encoded
     assert bytes(Block.objects.get().data) == raw
     assert block["tokens"] >= 1600
@@ -63,7 +73,11 @@ BAD_INPUT = [
     ("summary is reserved", b'{"blocks": [{"type": "conv.range.summary"}]}', "invalid"),
     ("duplicate ids", b'{"blocks": [{"type": "x", "id": "a"}, {"type": "x", "id": "a"}]}', "invalid"),
     ("NaN", b'{"blocks": [{"type": "x", "meta": {"v": NaN}}]}', "malformed_json"),
-    ("too deep", b'{"blocks": [{"type": "x", "meta": ' + b'{"a": ' * 40 + b"1" + b"}" * 40 + b"}]}", "malformed_json"),
+    (
+        "too deep",
+        b'{"blocks": [{"type": "x", "meta": ' + b'{"a": ' * 40 + b"1" + b"}" * 40 + b"}]}",
+        "malformed_json",
+    ),
     ("one good one bad", b'{"blocks": [{"type": "ok"}, {"type": 1}]}', "invalid"),
 ]
 

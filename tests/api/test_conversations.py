@@ -12,7 +12,9 @@ def test_healthz_answers_ok_without_a_key(client):
 
 
 def test_create_conversation_returns_its_public_fields(owner):
-    response = owner.post("/api/v1/conversations/", {"id": "chat-1", "title": "Hello", "settings": {"max_tokens": 50_000}})
+    response = owner.post(
+        "/api/v1/conversations/", {"id": "chat-1", "title": "Hello", "settings": {"max_tokens": 50_000}}
+    )
     assert response.status_code == 201
     body = response.json()
     assert body["id"] == "chat-1" and body["title"] == "Hello"
@@ -35,7 +37,12 @@ def test_taken_id_is_a_conflict(owner, conversation):
 
 @pytest.mark.parametrize(
     "settings, field",
-    [({"nope": 1}, "nope"), ({"max_tokens": "big"}, "max_tokens"), ({"threshold": 3}, "threshold"), ({"max_tokens": -5}, "max_tokens")],
+    [
+        ({"nope": 1}, "nope"),
+        ({"max_tokens": "big"}, "max_tokens"),
+        ({"threshold": 3}, "threshold"),
+        ({"max_tokens": -5}, "max_tokens"),
+    ],
 )
 def test_bad_settings_are_rejected_and_nothing_is_created(owner, settings, field):
     response = owner.post("/api/v1/conversations/", {"id": "bad", "settings": settings})

@@ -20,7 +20,12 @@ def write_all(raw_key: str, writer: int, errors: list[str]) -> None:
     try:
         for start in range(0, PER_WRITER, BATCH):
             blocks = [
-                {"type": "react.notes", "author": f"w{writer}", "text": f"{writer}:{n}", "id": f"w{writer}-{n}"}
+                {
+                    "type": "react.notes",
+                    "author": f"w{writer}",
+                    "text": f"{writer}:{n}",
+                    "id": f"w{writer}-{n}",
+                }
                 for n in range(start, start + BATCH)
             ]
             response = client.post("/api/v1/conversations/conc/blocks/", {"blocks": blocks}, format="json")

@@ -11,8 +11,10 @@ from rest_framework import serializers
 
 from timeline_app.api.fields import (
     IsoDateTimeStringField,
+    StrictBooleanField,
     StrictCharField,
     StrictDictField,
+    StrictIntegerField,
     StrictSerializer,
 )
 from timeline_app.rendering.blocks import is_valid_path
@@ -135,3 +137,111 @@ class BlockOut(serializers.Serializer):  # type: ignore[type-arg]
 
 class BlocksOut(serializers.Serializer):  # type: ignore[type-arg]
     blocks = BlockOut(many=True)
+
+
+class AttachmentIn(StrictSerializer):
+    name = StrictCharField(max_length=255, regex=r"^[^/\\\s][^/\\]{0,254}$")
+    mime = StrictCharField(max_length=128)
+    base64 = StrictCharField(required=False, allow_blank=True, trim_whitespace=False, default="")
+    text = StrictCharField(required=False, allow_blank=True, trim_whitespace=False, default="")
+    summary = StrictCharField(required=False, allow_blank=True, max_length=2000, default="")
+
+    def validate_base64(self, value: str) -> bytes:  # type: ignore[override]
+        return decode_payload(value) if value else b""
+
+    def validate_text(self, value: str) -> str:
+        return BlockIn.validate_text(self, value)  # type: ignore[arg-type]
+
+
+class TurnIn(StrictSerializer):
+    turn_id = StrictCharField(required=False, regex=TURN_ID_REGEX)
+    prompt = StrictCharField(allow_blank=True, trim_whitespace=False)
+    ts = IsoDateTimeStringField(required=False, max_length=40)
+    attachments = AttachmentIn(many=True, required=False, default=list)
+
+    def validate_prompt(self, value: str) -> str:
+        return BlockIn.validate_text(self, value)  # type: ignore[arg-type]
+
+
+class RenderIn(StrictSerializer):
+    format = serializers.ChoiceField(
+        choices=["anthropic", "openai", "text"], required=False, default="anthropic"
+    )
+    include_sources = StrictBooleanField(required=False, default=False)
+    include_announce = StrictBooleanField(required=False, default=False)
+    cache_last = StrictBooleanField(required=False, default=True)
+    force_sanitize = StrictBooleanField(required=False, default=False)
+    system = StrictCharField(required=False, allow_blank=True, trim_whitespace=False)
+    system_tokens = StrictIntegerField(required=False, min_value=0, max_value=10_000_000)
+    max_tokens = StrictIntegerField(required=False, min_value=1_000, max_value=10_000_000)
+    announce = serializers.ListField(
+        child=StrictCharField(allow_blank=True, max_length=20_000),
+        required=False,
+        default=list,
+        max_length=100,
+    )
+    exclude_contributions = serializers.ListField(
+        child=StrictCharField(regex=TYPE_REGEX), required=False, default=list, max_length=100
+    )
+    include_only_contributions = serializers.ListField(
+        child=StrictCharField(regex=TYPE_REGEX), required=False, default=list, max_length=100
+    )
+    now = IsoDateTimeStringField(required=False, max_length=40)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "system" in attrs and "system_tokens" in attrs:
+            raise serializers.ValidationError({"system_tokens": ["give either system or system_tokens"]})
+        return attrs
+
+
+class CompactionOut(serializers.Serializer):  # type: ignore[type-arg]
+    summary_path = serializers.CharField()
+    covered_turn_ids = serializers.ListField(child=serializers.CharField())
+    split_turn_id = serializers.CharField(allow_null=True)
+    before_tokens = serializers.IntegerField()
+    after_tokens = serializers.IntegerField()
+    compacted_tokens = serializers.IntegerField()
+
+
+class TokensOut(serializers.Serializer):  # type: ignore[type-arg]
+    system = serializers.IntegerField()
+    visible = serializers.IntegerField()
+    tail = serializers.IntegerField()
+    total = serializers.IntegerField()
+    max_tokens = serializers.IntegerField()
+
+
+class PruningOut(serializers.Serializer):  # type: ignore[type-arg]
+    status = serializers.ChoiceField(choices=["disabled", "armed", "fresh", "no_effect", "pruned"])
+    hidden_paths = serializers.ListField(child=serializers.CharField())
+
+
+class RenderOut(serializers.Serializer):  # type: ignore[type-arg]
+    blocks = serializers.ListField(
+        child=serializers.DictField(), help_text="content parts, or chat messages (openai)"
+    )
+    cache_points = serializers.ListField(child=serializers.IntegerField())
+    tokens = TokensOut()
+    compaction = CompactionOut(allow_null=True)
+    pruning = PruningOut()
+    debug = serializers.CharField(required=False, help_text="text format only: the stream with =>[k] marks")
+
+
+class CompactIn(StrictSerializer):
+    force = StrictBooleanField(required=False, default=False)
+    wait = StrictBooleanField(required=False, default=False)
+    system_tokens = StrictIntegerField(required=False, min_value=0, max_value=10_000_000, default=0)
+
+
+class CompactResultOut(serializers.Serializer):  # type: ignore[type-arg]
+    status = serializers.ChoiceField(choices=["applied", "rejected", "skipped", "busy"])
+    summary_path = serializers.CharField()
+    covered_turn_ids = serializers.ListField(child=serializers.CharField())
+    split_turn_id = serializers.CharField(allow_null=True)
+    before_tokens = serializers.IntegerField()
+    after_tokens = serializers.IntegerField()
+    compacted_tokens = serializers.IntegerField()
+
+
+class CompactQueuedOut(serializers.Serializer):  # type: ignore[type-arg]
+    task_id = serializers.CharField()

@@ -8,6 +8,9 @@ CONTEXT = r"(?P<context>[a-z][a-z0-9_]{0,63})"
 # Sub-paths shared by the main context and every named context.
 timeline_patterns = [
     path("blocks/", views.BlocksView.as_view()),
+    path("turns/", views.TurnsView.as_view()),
+    path("render/", views.RenderView.as_view()),
+    path("compact/", views.CompactView.as_view()),
 ]
 
 urlpatterns = [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from django.db import connection
@@ -10,13 +11,19 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from compaction.services import CompactionOutcome, compaction_run
+from compaction.tasks import compact_timeline
+from compaction.tokens import count_text_tokens
 from timeline_app import selectors, services
 from timeline_app.api import serializers as s
 from timeline_app.api.exceptions import error_body
 from timeline_app.errors import InvalidInput
-from timeline_app.models import Conversation, Tenant, Timeline
+from timeline_app.models import Compaction, Conversation, Tenant, Timeline
+from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.services.render import timeline_render, timeline_settings
 
 ERROR_RESPONSES = {
     400: OpenApiResponse(description="Invalid input: `{error: {code, message, details}}`"),
@@ -41,7 +48,9 @@ class TenantView(APIView):
     def timeline(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Timeline:
         return services.timeline_require(conversation=self.conversation(request, conv), name=context)
 
-    def timeline_for_write(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Timeline:
+    def timeline_for_write(
+        self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME
+    ) -> Timeline:
         """Writes create a named context on first use (seed 004)."""
         return services.timeline_get_or_create(conversation=self.conversation(request, conv), name=context)
 
@@ -66,7 +75,10 @@ class ConversationListView(TenantView):
     def post(self, request: Request) -> Response:
         data = _validated(s.ConversationCreateIn, request.data)
         conversation = services.conversation_create(
-            tenant=self.tenant(request), public_id=data.get("id"), title=data["title"], settings=data["settings"]
+            tenant=self.tenant(request),
+            public_id=data.get("id"),
+            title=data["title"],
+            settings=data["settings"],
         )
         return Response(s.ConversationOut(conversation).data, status=status.HTTP_201_CREATED)
 
@@ -144,6 +156,124 @@ class BlocksView(TenantView):
         timeline = self.timeline_for_write(request, conv, context)
         stored = services.blocks_append(timeline=timeline, blocks=new)
         return Response({"blocks": s.BlockOut(stored, many=True).data}, status=status.HTTP_201_CREATED)
+
+
+class TurnsView(TenantView):
+    @extend_schema(
+        request=s.TurnIn,
+        parameters=[CONTEXT_PARAM],
+        responses={201: s.BlocksOut, **ERROR_RESPONSES},
+        summary="Start a turn: header, user.prompt and attachment blocks",
+    )
+    def post(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
+        data = _validated(s.TurnIn, request.data)
+        timeline = self.timeline_for_write(request, conv, context)
+        attachments = [
+            services.NewAttachment(
+                name=item["name"],
+                mime=item["mime"],
+                data=item["base64"],
+                text=item["text"],
+                summary=item["summary"],
+            )
+            for item in data["attachments"]
+        ]
+        stored = services.turn_start(
+            timeline=timeline,
+            prompt=data["prompt"],
+            turn_id=data.get("turn_id"),
+            attachments=attachments,
+            ts=data.get("ts"),
+        )
+        return Response({"blocks": s.BlockOut(stored, many=True).data}, status=status.HTTP_201_CREATED)
+
+
+class RenderView(TenantView):
+    @extend_schema(
+        request=s.RenderIn,
+        parameters=[CONTEXT_PARAM],
+        responses={200: s.RenderOut, **ERROR_RESPONSES},
+        summary="Render the context for the next model call",
+    )
+    def post(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
+        data = _validated(s.RenderIn, request.data)
+        timeline = self.timeline(request, conv, context)
+        system_tokens = data.get("system_tokens")
+        if system_tokens is None:
+            system_tokens = count_text_tokens(data.get("system", ""))
+        options = RenderOptions(
+            format=data["format"],
+            include_sources=data["include_sources"],
+            include_announce=data["include_announce"],
+            cache_last=data["cache_last"],
+            exclude_contributions=tuple(data["exclude_contributions"]),
+            include_only_contributions=tuple(data["include_only_contributions"]),
+            announce=tuple(data["announce"]),
+        )
+        now = parse_iso(data["now"]) if "now" in data else None
+        outcome = timeline_render(
+            timeline=timeline,
+            options=options,
+            now=now,
+            system_tokens=system_tokens,
+            max_tokens=data.get("max_tokens"),
+            force_sanitize=data["force_sanitize"],
+        )
+        rendered = outcome.rendered
+        body: dict[str, Any] = {
+            "blocks": rendered.blocks,
+            "cache_points": rendered.cache_points,
+            "tokens": rendered.tokens,
+            "compaction": _compaction_body(outcome.compaction),
+            "pruning": {"status": outcome.pruning_status, "hidden_paths": outcome.hidden_paths},
+        }
+        if rendered.debug is not None:
+            body["debug"] = rendered.debug
+        return Response(body)
+
+
+def _compaction_body(outcome: CompactionOutcome | None) -> dict[str, Any] | None:
+    if outcome is None:
+        return None
+    body = outcome.as_dict()
+    body.pop("status")
+    return body
+
+
+class CompactView(TenantView):
+    throttle_scope = "compact"
+    throttle_classes = [ScopedRateThrottle]
+
+    @extend_schema(
+        request=s.CompactIn,
+        parameters=[CONTEXT_PARAM],
+        responses={
+            200: s.CompactResultOut,
+            202: s.CompactQueuedOut,
+            429: OpenApiResponse(description="Too many compact requests"),
+            **ERROR_RESPONSES,
+        },
+        summary="Compact now (wait=true) or in the background (202 with a task id)",
+    )
+    def post(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
+        data = _validated(s.CompactIn, request.data)
+        timeline = self.timeline(request, conv, context)
+        if data["wait"]:
+            outcome = compaction_run(
+                timeline=timeline,
+                settings=timeline_settings(timeline=timeline),
+                trigger=Compaction.Trigger.MANUAL,
+                force=data["force"],
+                system_tokens=data["system_tokens"],
+            )
+            return Response(outcome.as_dict())
+        result = compact_timeline.delay(timeline.pk, Compaction.Trigger.MANUAL, data["force"])
+        return Response({"task_id": result.id}, status=status.HTTP_202_ACCEPTED)
+
+
+def parse_iso(value: str) -> datetime:
+    moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def healthz(request: HttpRequest) -> JsonResponse:

@@ -44,18 +44,30 @@ def synthetic_turn(turn: int, *, tool_calls: int = 3, result_chars: int = 400) -
     turn_id = f"turn_bench_{turn}"
     rows = [
         services.NewBlock(type=b.TURN_HEADER, author="system", turn_id=turn_id),
-        services.NewBlock(type=b.USER_PROMPT, author="user", turn_id=turn_id, text=f"Request number {turn}: do it."),
+        services.NewBlock(
+            type=b.USER_PROMPT, author="user", turn_id=turn_id, text=f"Request number {turn}: do it."
+        ),
     ]
     for call in range(tool_calls):
         meta = {"tool_call_id": f"tc_{turn}_{call}", "tool_id": "web_tools.web_search"}
         rows += [
-            services.NewBlock(type=b.NOTES, author="react", turn_id=turn_id, text=f"step {call}", meta=dict(meta)),
-            services.NewBlock(type=b.TOOL_CALL, author="react", turn_id=turn_id, text='{"q": "x"}', meta=dict(meta)),
             services.NewBlock(
-                type=b.TOOL_RESULT, author="tool", turn_id=turn_id, text="result " * (result_chars // 7), meta=dict(meta)
+                type=b.NOTES, author="react", turn_id=turn_id, text=f"step {call}", meta=dict(meta)
+            ),
+            services.NewBlock(
+                type=b.TOOL_CALL, author="react", turn_id=turn_id, text='{"q": "x"}', meta=dict(meta)
+            ),
+            services.NewBlock(
+                type=b.TOOL_RESULT,
+                author="tool",
+                turn_id=turn_id,
+                text="result " * (result_chars // 7),
+                meta=dict(meta),
             ),
         ]
-    rows.append(services.NewBlock(type=b.ASSISTANT_COMPLETION, author="assistant", turn_id=turn_id, text="Done."))
+    rows.append(
+        services.NewBlock(type=b.ASSISTANT_COMPLETION, author="assistant", turn_id=turn_id, text="Done.")
+    )
     return rows
 
 

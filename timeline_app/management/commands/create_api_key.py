@@ -14,5 +14,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         key, raw = services.api_key_create(tenant_name=options["tenant"], name=options["name"])
-        self.stdout.write(f"Created API key {key.prefix}… for tenant {key.tenant.name!r}. It is shown only now:")
+        self.stdout.write(
+            f"Created API key {key.prefix}… for tenant {key.tenant.name!r}. It is shown only now:"
+        )
         self.stdout.write(raw)

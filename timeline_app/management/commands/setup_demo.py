@@ -25,7 +25,11 @@ TURNS: list[dict[str, Any]] = [
         "prompt": "Could you find top 3 places to eat here in Wuppertal?",
         "attachment": True,
         "tools": [
-            ("web_tools.web_search", {"query": "best restaurants Wuppertal"}, ["Gasthaus Stübchen 4.8", "Bistro Luisenviertel 4.7", "Trattoria Elberfeld 4.6"]),
+            (
+                "web_tools.web_search",
+                {"query": "best restaurants Wuppertal"},
+                ["Gasthaus Stübchen 4.8", "Bistro Luisenviertel 4.7", "Trattoria Elberfeld 4.6"],
+            ),
         ],
         "answer": "Top 3: Gasthaus Stübchen, Bistro Luisenviertel and Trattoria Elberfeld.",
     },
@@ -39,7 +43,13 @@ TURNS: list[dict[str, Any]] = [
     },
     {
         "prompt": "Book a table for two at 19:00 there.",
-        "tools": [("booking.reserve", {"place": "Gasthaus Stübchen", "time": "19:00", "people": 2}, ["confirmed #A17"])],
+        "tools": [
+            (
+                "booking.reserve",
+                {"place": "Gasthaus Stübchen", "time": "19:00", "people": 2},
+                ["confirmed #A17"],
+            )
+        ],
         "answer": "Booked: Gasthaus Stübchen, Sunday 19:00, two people (confirmation A17).",
     },
 ]
@@ -64,7 +74,9 @@ class Command(BaseCommand):
         _, raw = services.api_key_create(tenant_name="demo", name="make run")
         self.stdout.write("")
         self.stdout.write(f"Demo conversation: {DEMO_ID}")
-        self.stdout.write(f"Admin:   http://127.0.0.1:8000/admin/  user: {user.username}  password: {password}")
+        self.stdout.write(
+            f"Admin:   http://127.0.0.1:8000/admin/  user: {user.username}  password: {password}"
+        )
         self.stdout.write(f"API key: {raw}")
         self.stdout.write(
             f'Try:     curl -H "Authorization: Bearer {raw}" http://127.0.0.1:8000/api/v1/conversations/'
@@ -79,7 +91,11 @@ class Command(BaseCommand):
             timeline=timeline,
             sources=[
                 {"url": "https://example.org/stuebchen", "title": "Gasthaus Stübchen", "text": "Rated 4.8."},
-                {"url": "https://example.org/luisenviertel", "title": "Bistro Luisenviertel", "text": "Rated 4.7."},
+                {
+                    "url": "https://example.org/luisenviertel",
+                    "title": "Bistro Luisenviertel",
+                    "text": "Rated 4.7.",
+                },
             ],
         )
         for number, turn in enumerate(TURNS, start=1):
@@ -94,7 +110,9 @@ class Command(BaseCommand):
                         summary="1-page menu, prices & address (Wuppertal)",
                     )
                 )
-            services.turn_start(timeline=timeline, turn_id=turn_id, prompt=turn["prompt"], attachments=attachments)
+            services.turn_start(
+                timeline=timeline, turn_id=turn_id, prompt=turn["prompt"], attachments=attachments
+            )
             for index, (tool_id, params, result) in enumerate(turn["tools"], start=1):
                 call_id = f"tc_demo{number}{index}"
                 meta = {"tool_id": tool_id, "tool_call_id": call_id}
@@ -102,14 +120,20 @@ class Command(BaseCommand):
                     timeline=timeline,
                     blocks=[
                         services.NewBlock(
-                            type=b.NOTES, author="react", turn_id=turn_id, text=f"Calling {tool_id}", meta=dict(meta)
+                            type=b.NOTES,
+                            author="react",
+                            turn_id=turn_id,
+                            text=f"Calling {tool_id}",
+                            meta=dict(meta),
                         ),
                         services.NewBlock(
                             type=b.TOOL_CALL,
                             author="react",
                             turn_id=turn_id,
                             mime="application/json",
-                            text=json.dumps({"tool_id": tool_id, "tool_call_id": call_id, "params": params}, indent=2),
+                            text=json.dumps(
+                                {"tool_id": tool_id, "tool_call_id": call_id, "params": params}, indent=2
+                            ),
                             meta=dict(meta),
                         ),
                         services.NewBlock(
@@ -117,7 +141,9 @@ class Command(BaseCommand):
                             author="tool",
                             turn_id=turn_id,
                             mime="application/json",
-                            text=json.dumps({"tool_id": tool_id, "tool_call_id": call_id, "result": result}, indent=2),
+                            text=json.dumps(
+                                {"tool_id": tool_id, "tool_call_id": call_id, "result": result}, indent=2
+                            ),
                             meta={**meta, "status": "ok"},
                         ),
                     ],

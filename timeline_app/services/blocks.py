@@ -1,10 +1,8 @@
-"""Writes: every state change goes through a function here (HackSoft style, keyword-only)."""
+"""Writes of tenants, keys, conversations, contexts, turns and blocks."""
 
 from __future__ import annotations
 
-import base64
 import secrets
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -16,7 +14,7 @@ from django.utils import timezone
 
 from timeline_app import selectors
 from timeline_app.errors import Conflict, InvalidInput, NotFound
-from timeline_app.models import ApiKey, Block, Conversation, Source, Tenant, Timeline
+from timeline_app.models import ApiKey, Block, Conversation, Tenant, Timeline
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.costs import block_tokens
 from timeline_app.rendering.settings import validate_overrides
@@ -147,7 +145,9 @@ def blocks_append(*, timeline: Timeline, blocks: Sequence[NewBlock]) -> list[Blo
     prepared: list[Block] = []
     for nb in blocks:
         if nb.type == b.SUMMARY:
-            raise InvalidInput("conv.range.summary blocks are written by compaction only", details={"type": nb.type})
+            raise InvalidInput(
+                "conv.range.summary blocks are written by compaction only", details={"type": nb.type}
+            )
         turn_id = nb.turn_id if nb.turn_id is not None else current_turn
         if nb.type == b.TURN_HEADER:
             current_turn = turn_id
@@ -254,44 +254,8 @@ def turn_start(
     return blocks_append(timeline=timeline, blocks=new)
 
 
-def decode_base64(value: str, *, field_name: str = "base64") -> bytes:
-    try:
-        return base64.b64decode(value, validate=True)
-    except ValueError as exc:
-        raise InvalidInput("invalid base64", details={field_name: "not valid base64"}) from exc
-
-
 def timeline_require(*, conversation: Conversation, name: str) -> Timeline:
     timeline = selectors.timeline_get(conversation=conversation, name=name)
     if timeline is None:
         raise NotFound(f"context {name!r} not found", details={"context": name})
     return timeline
-
-
-def monotonic_ms(start: float) -> int:
-    return int((time.monotonic() - start) * 1000)
-
-
-# ---------------------------------------------------------------- sources pool
-
-
-def sources_merge(*, timeline: Timeline, sources: Sequence[dict[str, Any]]) -> list[Source]:
-    """Merge rows into the sources pool by URL: existing rows keep their ``sid`` (their other fields
-    are updated when given), new rows get ``max(sid) + 1`` in request order. Returns the whole pool."""
-    with transaction.atomic(durable=True):
-        Timeline.objects.select_for_update().only("id").get(pk=timeline.pk)
-        pool = {row.url: row for row in Source.objects.filter(timeline=timeline)}
-        next_sid = max((row.sid for row in pool.values()), default=0) + 1
-        for item in sources:
-            row = pool.get(item["url"])
-            if row is None:
-                row = Source(timeline=timeline, sid=next_sid, url=item["url"])
-                next_sid += 1
-                pool[row.url] = row
-            for name in ("title", "text"):
-                if item.get(name) is not None:
-                    setattr(row, name, item[name])
-            if item.get("meta") is not None:
-                row.meta = {**row.meta, **item["meta"]}
-            row.save()
-    return list(Source.objects.filter(timeline=timeline).order_by("sid"))

@@ -1,0 +1,35 @@
+"""Writes: every state change goes through a function here (HackSoft style, keyword-only)."""
+
+from timeline_app.services.blocks import (
+    NewAttachment,
+    NewBlock,
+    api_key_create,
+    api_key_revoke,
+    blocks_append,
+    conversation_create,
+    default_path,
+    iso_now,
+    new_public_id,
+    new_turn_id,
+    timeline_get_or_create,
+    timeline_require,
+    turn_start,
+)
+from timeline_app.services.sources import sources_merge
+
+__all__ = [
+    "NewAttachment",
+    "NewBlock",
+    "api_key_create",
+    "api_key_revoke",
+    "blocks_append",
+    "conversation_create",
+    "default_path",
+    "iso_now",
+    "new_public_id",
+    "new_turn_id",
+    "sources_merge",
+    "timeline_get_or_create",
+    "timeline_require",
+    "turn_start",
+]

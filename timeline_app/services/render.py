@@ -1,0 +1,180 @@
+"""The render pipeline in the shell (seed 002 "Render Pipeline Order", DESIGN §4).
+
+1. TTL pruning (hides persisted, cache clock touched) → 2. compaction when over
+``threshold × max_tokens`` or forced → 3. slice from the latest summary (the selector's visible
+window) → 4. hidden blocks as replacement text → 5. cache points → 6. tail. Steps 3–6 are the pure
+``render_window``; this module only loads, persists and calls.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from compaction.digest import build_digest
+from compaction.planner import build_summary_block, needs_compaction, plan_compaction
+from compaction.services import CompactionOutcome, compaction_run
+from compaction.summarizer_factory import fallback_summarizer
+from compaction.summarizers import Summarizer
+from timeline_app import selectors
+from timeline_app.models import Block, Compaction, Timeline
+from timeline_app.rendering.blocks import Block as BlockValue
+from timeline_app.rendering.costs import block_tokens
+from timeline_app.rendering.formats import Source
+from timeline_app.rendering.pipeline import Rendered, RenderOptions, render_window
+from timeline_app.rendering.settings import RenderSettings, resolve_settings
+from timeline_app.rendering.ttl import TtlDecision, apply_hides, plan_ttl_pruning
+
+# How long a render over the hard ceiling waits for a compaction already running elsewhere.
+BUSY_WAIT_SECONDS = 30.0
+BUSY_POLL_SECONDS = 0.2
+
+
+@dataclass(frozen=True)
+class RenderOutcome:
+    rendered: Rendered
+    pruning_status: str
+    hidden_paths: list[str]
+    compaction: CompactionOutcome | None = None
+    would_compact: bool = False
+    settings: RenderSettings = field(default_factory=RenderSettings)
+
+
+def timeline_settings(*, timeline: Timeline, max_tokens: int | None = None) -> RenderSettings:
+    return resolve_settings(timeline.conversation.settings, max_tokens=max_tokens)
+
+
+def _persist_ttl(*, timeline: Timeline, decision: TtlDecision, now: datetime) -> None:
+    with transaction.atomic(durable=True):
+        for hide in decision.hides:
+            Block.objects.filter(timeline=timeline, seq=hide.seq, hidden=False).update(
+                hidden=True,
+                replacement_text=hide.replacement_text,
+                hidden_reason=hide.reason,
+                replacement_tokens=hide.replacement_tokens,
+            )
+        Timeline.objects.filter(pk=timeline.pk).update(cache_last_touch_at=now)
+    timeline.cache_last_touch_at = now
+
+
+def _wait_for_running_compaction(*, timeline: Timeline) -> None:
+    deadline = time.monotonic() + BUSY_WAIT_SECONDS
+    running = Compaction.objects.filter(timeline=timeline, status=Compaction.Status.RUNNING)
+    while running.exists() and time.monotonic() < deadline:
+        time.sleep(BUSY_POLL_SECONDS)
+
+
+def _preview_compaction(
+    window: list[BlockValue], *, settings: RenderSettings, system_tokens: int, force: bool, turn_id: str
+) -> list[BlockValue] | None:
+    """The window a compaction would leave, with an in-memory extractive summary (dry runs)."""
+    plan = plan_compaction(window, system_tokens=system_tokens, settings=settings, force=force)
+    if plan is None:
+        return None
+    summarizer = fallback_summarizer()
+    previous = plan.previous_summary
+    text = summarizer.summarize(
+        blocks=plan.summarized,
+        previous_summary=previous.text if previous else None,
+        max_tokens=settings.summary_max_tokens,
+        purpose="history",
+    )
+    split = (
+        summarizer.summarize(
+            blocks=plan.split_prefix,
+            previous_summary=None,
+            max_tokens=settings.split_prefix_max_tokens,
+            purpose="split_turn",
+        )
+        if plan.is_split
+        else None
+    )
+    digest = build_digest(
+        plan.compacted, previous=previous.meta.get("compaction_digest") if previous else None
+    )
+    fields = build_summary_block(plan, summary_text=text, split_text=split, digest=digest, turn_id=turn_id)
+    summary = BlockValue(seq=0, ts="", **fields)
+    summary = replace(summary, tokens=block_tokens(summary))
+    return [summary, *plan.retained]
+
+
+def timeline_render(
+    *,
+    timeline: Timeline,
+    options: RenderOptions,
+    now: datetime | None = None,
+    system_tokens: int = 0,
+    max_tokens: int | None = None,
+    force_sanitize: bool = False,
+    dry_run: bool = False,
+    summarizer: Summarizer | None = None,
+) -> RenderOutcome:
+    """Render the timeline for one model call. ``dry_run`` persists nothing (admin preview)."""
+    settings = timeline_settings(timeline=timeline, max_tokens=max_tokens)
+    now = now or timezone.now()
+
+    window = selectors.visible_window(timeline=timeline)
+    decision = plan_ttl_pruning(window, now=now, last_touch=timeline.cache_last_touch_at, settings=settings)
+    if not dry_run:
+        _persist_ttl(timeline=timeline, decision=decision, now=now)
+    window = apply_hides(window, decision.hides)
+
+    compaction: CompactionOutcome | None = None
+    wanted = force_sanitize or needs_compaction(window, system_tokens=system_tokens, settings=settings)
+    if wanted and dry_run:
+        turn_id = selectors.timeline_current_turn_id(timeline=timeline)
+        preview = _preview_compaction(
+            window, settings=settings, system_tokens=system_tokens, force=force_sanitize, turn_id=turn_id
+        )
+        window = preview if preview is not None else window
+    elif wanted:
+        trigger = Compaction.Trigger.FORCED if force_sanitize else Compaction.Trigger.RENDER
+        compaction = compaction_run(
+            timeline=timeline,
+            settings=settings,
+            trigger=trigger,
+            force=force_sanitize,
+            system_tokens=system_tokens,
+            summarizer=summarizer,
+        )
+        if compaction.status == "busy" and _over_ceiling(window, system_tokens, settings):
+            _wait_for_running_compaction(timeline=timeline)
+            compaction = compaction_run(
+                timeline=timeline,
+                settings=settings,
+                trigger=trigger,
+                force=force_sanitize,
+                system_tokens=system_tokens,
+                summarizer=summarizer,
+            )
+        window = selectors.visible_window(timeline=timeline)
+
+    sources = [
+        Source(sid=row.sid, url=row.url, title=row.title, text=row.text, meta=row.meta)
+        for row in (selectors.sources_pool(timeline=timeline) if options.include_sources else [])
+    ]
+    active_plan = selectors.active_plan(timeline=timeline) if options.include_announce else None
+    rendered = render_window(
+        window,
+        settings=settings,
+        options=options,
+        sources=sources,
+        active_plan=active_plan,
+        system_tokens=system_tokens,
+    )
+    return RenderOutcome(
+        rendered=rendered,
+        pruning_status=decision.status,
+        hidden_paths=[hide.path for hide in decision.hides],
+        compaction=compaction if compaction is not None and compaction.status == "applied" else None,
+        would_compact=wanted and dry_run,
+        settings=settings,
+    )
+
+
+def _over_ceiling(window: list[BlockValue], system_tokens: int, settings: RenderSettings) -> bool:
+    return system_tokens + sum(b.effective_tokens for b in window) > settings.max_tokens
