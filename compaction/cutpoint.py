@@ -81,7 +81,8 @@ class WindowIndex:
     * the next candidate at or after each index, the last candidate before each index;
     * for each index, the last message block or summary before it (the backtrack stop);
     * suffix sums of effective tokens (what a cut retains);
-    * for each index, where its turn segment begins (for split-turn prefixes).
+    * for each index, where its turn segment begins (for split-turn prefixes): a new segment
+      starts where the turn id changes or where a run of turn-start blocks begins.
     """
 
     def __init__(self, window: Sequence[Block]):
@@ -133,7 +134,12 @@ class WindowIndex:
             if i < start:
                 self.segment_start[i] = i
                 continue
-            if i == start or window[i - 1].turn_id != b.turn_id or is_turn_start(b):
+            prev = window[i - 1] if i > start else None
+            if (
+                prev is None
+                or prev.turn_id != b.turn_id
+                or (is_turn_start(b) and not is_turn_start(prev))
+            ):
                 self.segment_start[i] = i
             else:
                 self.segment_start[i] = self.segment_start[i - 1]
@@ -198,7 +204,9 @@ class WindowIndex:
 
         The cut splits its turn when the cut block is not a turn start, has a turn id, and the
         block before it belongs to the same turn. The prefix runs back over that turn's blocks to
-        its turn start (or to the first block of the run, or to the window start).
+        its turn start — the first of a run of consecutive turn-start blocks, so a header, its
+        prompt and user attachments stay together — or to the first block of the turn's run, or
+        to the window start.
         """
         block = self.window[cut]
         if is_turn_start(block) or not block.turn_id or cut <= self.start:

@@ -62,7 +62,7 @@ def test_forced_compaction_under_the_limit_halves_until_a_cut_exists() -> None:
     plan = plan_compaction(s.blocks, system_tokens=0, settings=SMALL, force=True)
     assert plan is not None
     assert plan.keep_recent_tokens < 300
-    assert plan.summarized
+    assert plan.compacted
 
 
 def test_halves_keep_recent_until_the_estimate_fits() -> None:

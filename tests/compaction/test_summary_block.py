@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from compaction.digest import build_digest
-from compaction.planner import build_summary_block, plan_compaction
+from compaction.planner import build_summary_block, plan_at_cut
 from tests.compaction.factories import Stream
-from timeline_app.rendering.blocks import SUMMARY, is_valid_path
+from timeline_app.rendering.blocks import SUMMARY, TURN_HEADER, is_valid_path
 from timeline_app.rendering.settings import RenderSettings
 
 SETTINGS = RenderSettings(
@@ -19,8 +19,9 @@ def test_summary_block_fields_path_and_meta() -> None:
     s = Stream()
     for i in range(12):
         s.turn(f"t{i}", calls=2)
-    plan = plan_compaction(s.blocks, system_tokens=0, settings=SETTINGS)
-    assert plan is not None and plan.split_turn_id is None
+    cut = max(i for i, b in enumerate(s.blocks) if b.type == TURN_HEADER)
+    plan = plan_at_cut(s.blocks, cut, system_tokens=0, settings=SETTINGS)
+    assert plan.split_turn_id is None
     digest = build_digest(plan.compacted)
     fields = build_summary_block(plan, summary_text="the summary\n", split_text=None, digest=digest, turn_id="t12")
     assert fields["type"] == SUMMARY
