@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
+from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
+from django.db import connection
 from django.db.models import Case, F, IntegerField, Q, QuerySet, Sum, When
 
 from timeline_app.errors import NotFound
@@ -123,3 +127,37 @@ def active_plan(*, timeline: Timeline) -> BlockValue | None:
     """The latest ``react.plan`` block, visible or not: the plan announced at render (seed 003)."""
     row = Block.objects.filter(timeline=timeline, type=b.PLAN).order_by("-seq").first()
     return row.to_value() if row is not None else None
+
+
+_SOURCES_RANGE = re.compile(r"^so:sources_pool\[(\d+)(?:-(\d+))?\]$")
+
+
+def sources_in_path(*, timeline: Timeline, path: str) -> list[Source] | None:
+    """Rows a ``so:sources_pool[a-b]`` path names; None when ``path`` is no sources path."""
+    match = _SOURCES_RANGE.match(path)
+    if match is None:
+        return None
+    first = int(match.group(1))
+    last = int(match.group(2) or first)
+    return list(Source.objects.filter(timeline=timeline, sid__gte=first, sid__lte=last).order_by("sid"))
+
+
+SEARCH_LIMIT = 50
+
+
+def blocks_search(*, timeline: Timeline, query: str, limit: int = SEARCH_LIMIT) -> list[Block]:
+    """Blocks of the timeline matching ``query``, hidden and compacted ones included (``react.memsearch``).
+
+    PostgreSQL: full-text search (``websearch_to_tsquery``, ``simple`` configuration, ranked).
+    SQLite (embedded): every word must occur in the text or the path, case-insensitively.
+    """
+    rows = Block.objects.filter(timeline=timeline).defer("data")
+    if connection.vendor == "postgresql":
+        vector = SearchVector("text", "path", "replacement_text", config="simple")
+        search = SearchQuery(query, search_type="websearch", config="simple")
+        return list(
+            rows.annotate(rank=SearchRank(vector, search)).filter(rank__gt=0).order_by("-rank", "seq")[:limit]
+        )
+    for word in query.split():
+        rows = rows.filter(Q(text__icontains=word) | Q(path__icontains=word))
+    return list(rows.order_by("seq")[:limit])

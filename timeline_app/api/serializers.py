@@ -46,8 +46,17 @@ class SettingsField(StrictDictField):
             raise serializers.ValidationError(exc.details) from exc
 
 
+RESERVED_IDS = frozenset({"import"})
+
+
+def validate_public_id(value: str) -> str:
+    if value in RESERVED_IDS:
+        raise serializers.ValidationError(f"{value!r} is reserved")
+    return value
+
+
 class ConversationCreateIn(StrictSerializer):
-    id = StrictCharField(required=False, regex=PUBLIC_ID_REGEX)
+    id = StrictCharField(required=False, regex=PUBLIC_ID_REGEX, validators=[validate_public_id])
     title = StrictCharField(required=False, allow_blank=True, max_length=500, default="")
     settings = SettingsField(required=False, default=dict)
 
@@ -245,3 +254,111 @@ class CompactResultOut(serializers.Serializer):  # type: ignore[type-arg]
 
 class CompactQueuedOut(serializers.Serializer):  # type: ignore[type-arg]
     task_id = serializers.CharField()
+
+
+class HideIn(StrictSerializer):
+    path = StrictCharField(max_length=1024)
+    replacement_text = StrictCharField(allow_blank=True, trim_whitespace=False, max_length=20_000)
+
+    def validate_path(self, value: str) -> str:
+        return BlockIn.validate_path(self, value) or value  # type: ignore[arg-type]
+
+
+class SourceIn(StrictSerializer):
+    url = StrictCharField(max_length=2048)
+    title = StrictCharField(required=False, allow_blank=True, max_length=1000)
+    text = StrictCharField(required=False, allow_blank=True, trim_whitespace=False, max_length=200_000)
+    meta = StrictDictField(required=False)
+
+
+class SourcesIn(StrictSerializer):
+    sources = SourceIn(many=True, allow_empty=False, max_length=1000)
+
+    def validate_sources(self, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        urls = [item["url"] for item in value]
+        if len(urls) != len(set(urls)):
+            raise serializers.ValidationError("the same url appears twice")
+        return value
+
+
+class SourceOut(serializers.Serializer):  # type: ignore[type-arg]
+    sid = serializers.IntegerField()
+    url = serializers.CharField()
+    title = serializers.CharField()
+    text = serializers.CharField()
+    meta = serializers.DictField()
+
+
+class SourcesPoolOut(serializers.Serializer):  # type: ignore[type-arg]
+    sources_pool = SourceOut(many=True)
+
+
+class BlocksReadOut(serializers.Serializer):  # type: ignore[type-arg]
+    blocks = BlockOut(many=True)
+    sources_pool = SourceOut(many=True, required=False, help_text="for so:sources_pool[a-b] paths")
+
+
+class SearchHitOut(serializers.Serializer):  # type: ignore[type-arg]
+    seq = serializers.IntegerField()
+    type = serializers.CharField()
+    turn_id = serializers.CharField()
+    path = serializers.CharField()
+    hidden = serializers.BooleanField()
+    compacted = serializers.BooleanField(help_text="before the latest summary: not in the visible window")
+    snippet = serializers.CharField()
+
+
+class SearchOut(serializers.Serializer):  # type: ignore[type-arg]
+    results = SearchHitOut(many=True)
+
+
+class ImportBlockIn(BlockIn):
+    seq = StrictIntegerField(min_value=1)
+    type = StrictCharField(regex=TYPE_REGEX)
+    turn_id = StrictCharField(required=False, allow_blank=True, default="", max_length=128)
+    ts = StrictCharField(required=False, allow_blank=True, default="", max_length=40)
+    id = StrictCharField(required=False, allow_null=True, max_length=128)
+    hidden = StrictBooleanField(required=False, default=False)
+    replacement_text = StrictCharField(required=False, allow_blank=True, trim_whitespace=False, default="")
+    hidden_reason = StrictCharField(required=False, allow_blank=True, max_length=32, default="")
+
+
+class ImportSourceIn(SourceIn):
+    sid = StrictIntegerField(min_value=1)
+
+
+class ImportCompactionIn(serializers.Serializer):  # type: ignore[type-arg]
+    summary_seq = StrictIntegerField(min_value=1)
+    first_retained_seq = StrictIntegerField(min_value=1)
+    covered_from_seq = StrictIntegerField(required=False, allow_null=True)
+    covered_to_seq = StrictIntegerField(required=False, allow_null=True)
+    covered_turn_ids = serializers.ListField(child=StrictCharField(max_length=128), required=False)
+    split_turn_id = StrictCharField(required=False, allow_blank=True, max_length=128)
+    trigger = serializers.ChoiceField(choices=["render", "forced", "background", "manual"], required=False)
+    before_tokens = StrictIntegerField(required=False, min_value=0)
+    after_tokens = StrictIntegerField(required=False, min_value=0)
+    compacted_tokens = StrictIntegerField(required=False, min_value=0)
+    summarizer = StrictCharField(required=False, allow_blank=True, max_length=32)
+    model = StrictCharField(required=False, allow_blank=True, max_length=100)
+
+
+class TimelineImportIn(StrictSerializer):
+    id = StrictCharField(
+        required=False,
+        regex=PUBLIC_ID_REGEX,
+        validators=[validate_public_id],
+        help_text="the new conversation's id",
+    )
+    kind = serializers.ChoiceField(choices=["conv.timeline.v1"], required=False)
+    version = StrictIntegerField(min_value=1, max_value=1)
+    ts = StrictCharField(required=False, allow_blank=True)
+    conversation_id = StrictCharField(required=False, allow_blank=True)
+    conversation_title = StrictCharField(required=False, allow_blank=True, max_length=500, default="")
+    conversation_started_at = IsoDateTimeStringField(required=False)
+    context = StrictCharField(required=False)
+    settings = SettingsField(required=False, default=dict)
+    view_start_seq = StrictIntegerField(required=False, min_value=0, default=0)
+    blocks = ImportBlockIn(many=True, allow_empty=True)
+    sources_pool = ImportSourceIn(many=True, required=False, default=list)
+    turn_ids = serializers.ListField(child=StrictCharField(allow_blank=True), required=False)
+    compactions = ImportCompactionIn(many=True, required=False, default=list)

@@ -11,10 +11,15 @@ timeline_patterns = [
     path("turns/", views.TurnsView.as_view()),
     path("render/", views.RenderView.as_view()),
     path("compact/", views.CompactView.as_view()),
+    path("hide/", views.HideView.as_view()),
+    path("search/", views.SearchView.as_view()),
+    path("sources/", views.SourcesView.as_view()),
+    path("timeline/", views.TimelineExportView.as_view()),
 ]
 
 urlpatterns = [
     path("conversations/", views.ConversationListView.as_view(), name="conversation-list"),
+    path("conversations/import/", views.TimelineImportView.as_view(), name="conversation-import"),
     re_path(rf"^conversations/{CONV}/$", views.ConversationDetailView.as_view(), name="conversation-detail"),
     re_path(rf"^conversations/{CONV}/contexts/{CONTEXT}/", include(timeline_patterns)),
     re_path(rf"^conversations/{CONV}/", include(timeline_patterns)),

@@ -20,9 +20,10 @@ from compaction.tokens import count_text_tokens
 from timeline_app import selectors, services
 from timeline_app.api import serializers as s
 from timeline_app.api.exceptions import error_body
-from timeline_app.errors import InvalidInput
+from timeline_app.errors import InvalidInput, NotFound
 from timeline_app.models import Compaction, Conversation, Tenant, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.services.hiding import blocks_hide
 from timeline_app.services.render import timeline_render, timeline_settings
 
 ERROR_RESPONSES = {
@@ -127,35 +128,6 @@ class ConversationDetailView(TenantView):
             contexts=selectors.timeline_names(conversation=conversation),
         )
         return Response(body)
-
-
-class BlocksView(TenantView):
-    @extend_schema(
-        request=s.BlocksIn,
-        parameters=[CONTEXT_PARAM],
-        responses={201: s.BlocksOut, **ERROR_RESPONSES},
-        summary="Contribute blocks (idempotent by block id)",
-    )
-    def post(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
-        data = _validated(s.BlocksIn, request.data)
-        new = [
-            services.NewBlock(
-                type=item["type"],
-                author=item["author"],
-                turn_id=item.get("turn_id"),
-                ts=item.get("ts"),
-                mime=item["mime"],
-                text=item["text"],
-                data=item["base64"],
-                path=item["path"],
-                meta=item["meta"],
-                client_id=item.get("id"),
-            )
-            for item in data["blocks"]
-        ]
-        timeline = self.timeline_for_write(request, conv, context)
-        stored = services.blocks_append(timeline=timeline, blocks=new)
-        return Response({"blocks": s.BlockOut(stored, many=True).data}, status=status.HTTP_201_CREATED)
 
 
 class TurnsView(TenantView):
@@ -274,6 +246,183 @@ class CompactView(TenantView):
 def parse_iso(value: str) -> datetime:
     moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+class BlocksReadMixin:
+    @extend_schema(
+        parameters=[
+            CONTEXT_PARAM,
+            OpenApiParameter("path", str, required=True, description="block path, or so:sources_pool[a-b]"),
+            OpenApiParameter("include_hidden", bool, description="1 to include hidden blocks (default 0)"),
+        ],
+        responses={200: s.BlocksReadOut, **ERROR_RESPONSES},
+        summary="Read blocks back by path, compacted ones included (react.read)",
+    )
+    def get(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
+        path = request.query_params.get("path", "")
+        if not path:
+            raise InvalidInput("the path parameter is required", details={"path": "required"})
+        include_hidden = _flag(request.query_params.get("include_hidden", "0"), "include_hidden")
+        timeline = self.timeline(request, conv, context)  # type: ignore[attr-defined]
+        sources = selectors.sources_in_path(timeline=timeline, path=path)
+        if sources is not None:
+            return Response({"blocks": [], "sources_pool": s.SourceOut(sources, many=True).data})
+        rows = list(selectors.blocks_by_path(timeline=timeline, path=path, include_hidden=include_hidden))
+        if not rows:
+            raise NotFound(f"no block at path {path!r}", details={"path": path})
+        return Response({"blocks": s.BlockOut(rows, many=True).data})
+
+
+def _flag(value: str, name: str) -> bool:
+    if value in ("1", "true"):
+        return True
+    if value in ("0", "false", ""):
+        return False
+    raise InvalidInput(f"{name} must be 0 or 1", details={name: value})
+
+
+class BlocksView(BlocksReadMixin, TenantView):
+    @extend_schema(
+        request=s.BlocksIn,
+        parameters=[CONTEXT_PARAM],
+        responses={201: s.BlocksOut, **ERROR_RESPONSES},
+        summary="Contribute blocks (idempotent by block id)",
+    )
+    def post(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
+        data = _validated(s.BlocksIn, request.data)
+        new = [
+            services.NewBlock(
+                type=item["type"],
+                author=item["author"],
+                turn_id=item.get("turn_id"),
+                ts=item.get("ts"),
+                mime=item["mime"],
+                text=item["text"],
+                data=item["base64"],
+                path=item["path"],
+                meta=item["meta"],
+                client_id=item.get("id"),
+            )
+            for item in data["blocks"]
+        ]
+        timeline = self.timeline_for_write(request, conv, context)
+        stored = services.blocks_append(timeline=timeline, blocks=new)
+        return Response({"blocks": s.BlockOut(stored, many=True).data}, status=status.HTTP_201_CREATED)
+
+
+class HideView(TenantView):
+    @extend_schema(
+        request=s.HideIn,
+        parameters=[CONTEXT_PARAM],
+        responses={200: s.BlocksOut, **ERROR_RESPONSES},
+        summary="Hide blocks by path behind a replacement text (react.hide)",
+    )
+    def post(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
+        data = _validated(s.HideIn, request.data)
+        timeline = self.timeline(request, conv, context)
+        rows = blocks_hide(timeline=timeline, path=data["path"], replacement_text=data["replacement_text"])
+        return Response({"blocks": s.BlockOut(rows, many=True).data})
+
+
+class SearchView(TenantView):
+    @extend_schema(
+        parameters=[CONTEXT_PARAM, OpenApiParameter("q", str, required=True, description="words to find")],
+        responses={200: s.SearchOut, **ERROR_RESPONSES},
+        summary="Search the context's blocks, compacted and hidden ones included (react.memsearch)",
+    )
+    def get(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
+        query = request.query_params.get("q", "").strip()
+        if not query or len(query) > 500:
+            raise InvalidInput("q must be 1 to 500 characters", details={"q": query[:50]})
+        timeline = self.timeline(request, conv, context)
+        compaction = selectors.latest_applied_compaction(timeline=timeline)
+        first_visible = compaction.first_retained_seq if compaction and compaction.first_retained_seq else 0
+        summary_seq = compaction.summary_block.seq if compaction and compaction.summary_block else None
+        hits = [
+            {
+                "seq": row.seq,
+                "type": row.type,
+                "turn_id": row.turn_id,
+                "path": row.path,
+                "hidden": row.hidden,
+                "compacted": row.seq < first_visible
+                or (row.type == "conv.range.summary" and row.seq != summary_seq),
+                "snippet": _snippet(row.text, query),
+            }
+            for row in selectors.blocks_search(timeline=timeline, query=query)
+        ]
+        return Response({"results": hits})
+
+
+def _snippet(text: str, query: str, width: int = 160) -> str:
+    lowered = text.lower()
+    positions = [lowered.find(word.lower()) for word in query.split()]
+    found = [p for p in positions if p >= 0]
+    start = max(0, min(found) - width // 3) if found else 0
+    piece = text[start : start + width].replace("\n", " ")
+    return ("…" if start else "") + piece + ("…" if start + width < len(text) else "")
+
+
+class SourcesView(TenantView):
+    @extend_schema(
+        parameters=[CONTEXT_PARAM],
+        responses={200: s.SourcesPoolOut, **ERROR_RESPONSES},
+        summary="The sources pool",
+    )
+    def get(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
+        timeline = self.timeline(request, conv, context)
+        return Response(
+            {"sources_pool": s.SourceOut(selectors.sources_pool(timeline=timeline), many=True).data}
+        )
+
+    @extend_schema(
+        request=s.SourcesIn,
+        parameters=[CONTEXT_PARAM],
+        responses={200: s.SourcesPoolOut, **ERROR_RESPONSES},
+        summary="Merge sources by URL (existing sids kept, new rows get max+1)",
+    )
+    def post(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
+        data = _validated(s.SourcesIn, request.data)
+        timeline = self.timeline_for_write(request, conv, context)
+        pool = services.sources_merge(timeline=timeline, sources=data["sources"])
+        return Response({"sources_pool": s.SourceOut(pool, many=True).data})
+
+
+class TimelineExportView(TenantView):
+    @extend_schema(
+        parameters=[
+            CONTEXT_PARAM,
+            OpenApiParameter(
+                "window",
+                str,
+                enum=["all", "visible"],
+                description="all blocks (default) or the post-summary window",
+            ),
+        ],
+        responses={200: OpenApiResponse(description="the conv.timeline.v1 payload"), **ERROR_RESPONSES},
+        summary="Export the timeline as conv.timeline.v1",
+    )
+    def get(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
+        window = request.query_params.get("window", "all")
+        if window not in ("all", "visible"):
+            raise InvalidInput("window must be 'all' or 'visible'", details={"window": window})
+        timeline = self.timeline(request, conv, context)
+        return Response(services.timeline_export(timeline=timeline, window=window))
+
+
+class TimelineImportView(TenantView):
+    @extend_schema(
+        request=s.TimelineImportIn,
+        responses={201: s.ConversationOut, 409: OpenApiResponse(description="id taken"), **ERROR_RESPONSES},
+        summary="Create a conversation from a conv.timeline.v1 payload",
+        operation_id="conversations_import",
+    )
+    def post(self, request: Request) -> Response:
+        data = _validated(s.TimelineImportIn, request.data)
+        conversation = services.timeline_import(
+            tenant=self.tenant(request), payload=data, public_id=data.get("id")
+        )
+        return Response(s.ConversationOut(conversation).data, status=status.HTTP_201_CREATED)
 
 
 def healthz(request: HttpRequest) -> JsonResponse:

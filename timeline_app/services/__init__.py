@@ -15,6 +15,7 @@ from timeline_app.services.blocks import (
     timeline_require,
     turn_start,
 )
+from timeline_app.services.export import timeline_export, timeline_import
 from timeline_app.services.sources import sources_merge
 
 __all__ = [
@@ -29,7 +30,9 @@ __all__ = [
     "new_public_id",
     "new_turn_id",
     "sources_merge",
+    "timeline_export",
     "timeline_get_or_create",
+    "timeline_import",
     "timeline_require",
     "turn_start",
 ]
