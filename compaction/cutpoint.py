@@ -135,11 +135,7 @@ class WindowIndex:
                 self.segment_start[i] = i
                 continue
             prev = window[i - 1] if i > start else None
-            if (
-                prev is None
-                or prev.turn_id != b.turn_id
-                or (is_turn_start(b) and not is_turn_start(prev))
-            ):
+            if prev is None or prev.turn_id != b.turn_id or (is_turn_start(b) and not is_turn_start(prev)):
                 self.segment_start[i] = i
             else:
                 self.segment_start[i] = self.segment_start[i - 1]

@@ -194,12 +194,15 @@ def plan_compaction(
     positions = index.msg_pos
     k0 = bisect_left(positions, first_k) if first_k is not None else 0
     seen: set[int] = set()
+    suffix = index.msg_suffix
     for k in range(k0, len(positions)):
+        if k + 1 < len(positions) and suffix[k + 1] == suffix[k]:
+            continue  # a zero-token message block: no budget stops the walk here
         cut = index.cut_from_walk_index(positions[k])
         if cut is None or cut in seen:
             continue
         seen.add(cut)
-        keep = min(configured, index.msg_suffix[k])
+        keep = min(configured, suffix[k])
         estimate = _estimate(index, cut, system_tokens=system_tokens, settings=settings)
         if estimate <= limit:
             return _build_plan(

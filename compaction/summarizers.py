@@ -32,8 +32,14 @@ class SummarizerError(Exception):
 
 @runtime_checkable
 class Summarizer(Protocol):
-    name: str
-    model: str
+    """``name`` and ``model`` are recorded on the compaction row; ``summarize`` returns markdown
+    within ``max_tokens`` or raises :class:`SummarizerError`."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model(self) -> str: ...
 
     def summarize(
         self,
@@ -156,9 +162,10 @@ def _parse_previous(previous: str) -> dict[str, list[str]]:
 @dataclass(frozen=True)
 class ExtractiveSummarizer:
     """Deterministic extractive summary: the previous summary's lines first (per section), user
-    requests verbatim, decisions (first sentence of each assistant completion), errors, and every
-    path and tool call id — within ``max_tokens``, dropping the least important lines first
-    (decisions, earlier context, paths, errors, then requests; oldest first) and truncating last.
+    requests verbatim (whitespace collapsed, at most 600 characters each), decisions (first
+    sentence of each assistant completion), errors, and every path and tool call id — within
+    ``max_tokens``, dropping the least important lines first (decisions, earlier context, paths,
+    errors, then requests; oldest first, the very first request last) and truncating last.
 
     Cost is linear in the number of blocks with small constants: lines are bounded, token counts
     are estimated per line and only the final text (≈ max_tokens) is tokenized.
@@ -189,9 +196,8 @@ class ExtractiveSummarizer:
             if b.type == USER_PROMPT or b.author == "user":
                 if text.strip():
                     add(GOALS, f"- {label}{_one_line(text, _LINE_CHARS)}")
-            elif b.type == ASSISTANT_COMPLETION:
-                if text.strip():
-                    add(DECISIONS, f"- {label}{_first_sentence(text)}")
+            elif b.type == ASSISTANT_COMPLETION and text.strip():
+                add(DECISIONS, f"- {label}{_first_sentence(text)}")
             if _is_error(b):
                 where = b.path or b.type
                 detail = _one_line(text, 200) if text.strip() else "error"

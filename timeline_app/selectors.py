@@ -102,11 +102,8 @@ def block_count(*, timeline: Timeline) -> int:
     return Block.objects.filter(timeline=timeline).count()
 
 
-def blocks_by_path(*, timeline: Timeline, path: str, include_hidden: bool = True) -> QuerySet[Block]:
-    query = Block.objects.filter(timeline=timeline, path=path)
-    if not include_hidden:
-        query = query.filter(Q(hidden=False))
-    return query.order_by("seq")
+def blocks_by_path(*, timeline: Timeline, path: str) -> QuerySet[Block]:
+    return Block.objects.filter(timeline=timeline, path=path).order_by("seq")
 
 
 def tokens_from_seq(*, timeline: Timeline, seq: int) -> int:

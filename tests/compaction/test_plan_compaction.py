@@ -68,7 +68,11 @@ def test_forced_compaction_under_the_limit_halves_until_a_cut_exists() -> None:
 def test_halves_keep_recent_until_the_estimate_fits() -> None:
     s = long_stream()
     tight = RenderSettings(
-        max_tokens=1000, threshold=0.5, keep_recent_tokens=800, summary_max_tokens=100, split_prefix_max_tokens=50
+        max_tokens=1000,
+        threshold=0.5,
+        keep_recent_tokens=800,
+        summary_max_tokens=100,
+        split_prefix_max_tokens=50,
     )
     plan = plan_compaction(s.blocks, system_tokens=0, settings=tight)
     assert plan is not None
@@ -83,16 +87,15 @@ def test_halves_keep_recent_until_the_estimate_fits() -> None:
 def test_when_nothing_fits_the_plan_retaining_the_least_wins() -> None:
     s = long_stream()
     impossible = RenderSettings(
-        max_tokens=1000, threshold=0.05, keep_recent_tokens=300, summary_max_tokens=100, split_prefix_max_tokens=50
+        max_tokens=1000,
+        threshold=0.05,
+        keep_recent_tokens=300,
+        summary_max_tokens=100,
+        split_prefix_max_tokens=50,
     )
     plan = plan_compaction(s.blocks, system_tokens=0, settings=impossible)
     assert plan is not None
     assert plan.estimated_tokens > impossible.compaction_limit
-    estimates = []
-    for cut in range(1, len(s.blocks)):
-        if s.blocks[cut].type == TOOL_RESULT:
-            continue
-        estimates.append(plan_at_cut(s.blocks, cut, system_tokens=0, settings=impossible).estimated_tokens)
     reachable = {find_cut_point(s.blocks, k) for k in range(0, 301)} - {None}
     best = min(
         plan_at_cut(s.blocks, c, system_tokens=0, settings=impossible).estimated_tokens

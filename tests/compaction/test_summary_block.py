@@ -23,7 +23,9 @@ def test_summary_block_fields_path_and_meta() -> None:
     plan = plan_at_cut(s.blocks, cut, system_tokens=0, settings=SETTINGS)
     assert plan.split_turn_id is None
     digest = build_digest(plan.compacted)
-    fields = build_summary_block(plan, summary_text="the summary\n", split_text=None, digest=digest, turn_id="t12")
+    fields = build_summary_block(
+        plan, summary_text="the summary\n", split_text=None, digest=digest, turn_id="t12"
+    )
     assert fields["type"] == SUMMARY
     assert fields["author"] == "system"
     assert fields["turn_id"] == "t12"

@@ -267,9 +267,11 @@ class BlocksReadMixin:
         sources = selectors.sources_in_path(timeline=timeline, path=path)
         if sources is not None:
             return Response({"blocks": [], "sources_pool": s.SourceOut(sources, many=True).data})
-        rows = list(selectors.blocks_by_path(timeline=timeline, path=path, include_hidden=include_hidden))
+        rows = list(selectors.blocks_by_path(timeline=timeline, path=path))
         if not rows:
             raise NotFound(f"no block at path {path!r}", details={"path": path})
+        if not include_hidden:
+            rows = [row for row in rows if not row.hidden]
         return Response({"blocks": s.BlockOut(rows, many=True).data})
 
 

@@ -1,0 +1,193 @@
+"""AnthropicSummarizer through the real SDK, with a mocked HTTP transport."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import anthropic
+import httpx2 as httpx
+import pytest
+
+from compaction.anthropic_summarizer import SYSTEM_PROMPT, AnthropicSummarizer
+from compaction.summarizers import ExtractiveSummarizer, SummarizerError, summarize_with_fallback
+from tests.compaction.factories import Stream
+from timeline_app.rendering.blocks import Block
+
+API_KEY = "sk-ant-test-DO-NOT-LEAK-0123456789"
+
+
+def ok(text: str = "## Goals / requests\n- summary") -> httpx.Response:
+    return httpx.Response(
+        200,
+        json={
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-test",
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 5},
+        },
+    )
+
+
+def error(status: int, type_: str, message: str) -> httpx.Response:
+    return httpx.Response(status, json={"type": "error", "error": {"type": type_, "message": message}})
+
+
+class Recorder:
+    """A transport handler that answers from a script and records every request body."""
+
+    def __init__(self, responses: list[httpx.Response] | Callable[[dict[str, Any]], httpx.Response]):
+        self.responses = responses
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[httpx.Headers] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        self.requests.append(body)
+        self.headers.append(request.headers)
+        if callable(self.responses):
+            return self.responses(body)
+        return self.responses[min(len(self.requests), len(self.responses)) - 1]
+
+
+def summarizer(handler: Recorder, *, max_retries: int = 2) -> AnthropicSummarizer:
+    client = anthropic.Anthropic(
+        api_key=API_KEY,
+        max_retries=max_retries,
+        http_client=httpx.Client(transport=httpx.MockTransport(handler)),
+    )
+    client._calculate_retry_timeout = lambda *a, **k: 0.0  # type: ignore[method-assign]
+    return AnthropicSummarizer(API_KEY, "claude-test", client=client)
+
+
+def blocks() -> list[Block]:
+    s = Stream()
+    s.turn("t1", calls=1)
+    s.turn("t2", calls=1)
+    return s.blocks
+
+
+def user_text(body: dict[str, Any]) -> str:
+    (message,) = body["messages"]
+    assert message["role"] == "user"
+    content = message["content"]
+    return content if isinstance(content, str) else "".join(part["text"] for part in content)
+
+
+def test_request_shape_history_then_progressive_split_turn() -> None:
+    rec = Recorder([ok("first summary"), ok("split summary")])
+    s = summarizer(rec)
+    assert (
+        s.summarize(blocks=blocks(), previous_summary=None, max_tokens=800, purpose="history")
+        == "first summary"
+    )
+    out = s.summarize(
+        blocks=blocks()[:3], previous_summary="first summary", max_tokens=400, purpose="split_turn"
+    )
+    assert out == "split summary"
+
+    first, second = rec.requests
+    assert first["model"] == "claude-test" and first["max_tokens"] == 800
+    assert first["system"] == SYSTEM_PROMPT
+    assert "tc:t1.tc_t1_0.call" in user_text(first)
+    assert "<previous_summary>" not in user_text(first)
+
+    assert second["max_tokens"] == 400
+    assert "<previous_summary>\nfirst summary\n</previous_summary>" in user_text(second)
+    assert "PREVIOUS SUMMARY" in user_text(second)
+    assert "in progress" in user_text(second)
+    # The SDK authenticates with the key (the header name depends on the SDK version).
+    assert API_KEY in (
+        rec.headers[0].get("x-api-key", ""),
+        rec.headers[0].get("authorization", "").removeprefix("Bearer "),
+    )
+
+
+@pytest.mark.parametrize(
+    ("status", "type_"), [(429, "rate_limit_error"), (529, "overloaded_error"), (500, "api_error")]
+)
+def test_retries_transient_errors_then_succeeds(status: int, type_: str) -> None:
+    rec = Recorder([error(status, type_, "slow down"), ok("after retry")])
+    out = summarizer(rec).summarize(blocks=blocks(), previous_summary=None, max_tokens=800, purpose="history")
+    assert out == "after retry"
+    assert len(rec.requests) == 2
+
+
+def test_always_overloaded_raises_summarizer_error_after_the_configured_tries() -> None:
+    rec = Recorder([error(529, "overloaded_error", "Overloaded")])
+    with pytest.raises(SummarizerError) as info:
+        summarizer(rec, max_retries=3).summarize(
+            blocks=blocks(), previous_summary=None, max_tokens=800, purpose="history"
+        )
+    assert len(rec.requests) == 4  # the first try and three retries
+    assert str(info.value) == "anthropic API error 529 (overloaded_error)"
+    assert API_KEY not in str(info.value)
+    assert info.value.__cause__ is None  # the SDK error (with the request) is not chained
+
+
+def test_prompt_too_long_retries_once_with_the_newer_half() -> None:
+    def handler(body: dict[str, Any]) -> httpx.Response:
+        if "tc:t1." in user_text(body):
+            return error(400, "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum")
+        return ok("shorter")
+
+    rec = Recorder(handler)
+    out = summarizer(rec).summarize(blocks=blocks(), previous_summary=None, max_tokens=800, purpose="history")
+    assert out == "shorter"
+    assert len(rec.requests) == 2
+    assert len(user_text(rec.requests[1])) < len(user_text(rec.requests[0]))
+    assert "tc:t2." in user_text(rec.requests[1])
+
+
+def test_prompt_too_long_twice_gives_up() -> None:
+    rec = Recorder(
+        [error(400, "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum")]
+    )
+    with pytest.raises(SummarizerError, match="400"):
+        summarizer(rec).summarize(blocks=blocks(), previous_summary=None, max_tokens=800, purpose="history")
+    assert len(rec.requests) == 2
+
+
+def test_other_bad_requests_are_not_retried() -> None:
+    rec = Recorder([error(400, "invalid_request_error", "max_tokens: bad")])
+    with pytest.raises(SummarizerError, match="invalid_request_error"):
+        summarizer(rec).summarize(blocks=blocks(), previous_summary=None, max_tokens=800, purpose="history")
+    assert len(rec.requests) == 1
+
+
+def test_authentication_error_message_has_no_key() -> None:
+    rec = Recorder([error(401, "authentication_error", f"invalid x-api-key {API_KEY}")])
+    with pytest.raises(SummarizerError) as info:
+        summarizer(rec).summarize(blocks=blocks(), previous_summary=None, max_tokens=800, purpose="history")
+    assert API_KEY not in str(info.value)
+    assert "401" in str(info.value)
+
+
+def test_failure_falls_back_to_extractive_with_the_error_recorded() -> None:
+    rec = Recorder([error(529, "overloaded_error", "Overloaded")])
+    out = summarize_with_fallback(
+        summarizer(rec, max_retries=1),
+        ExtractiveSummarizer(),
+        blocks=blocks(),
+        previous_summary=None,
+        max_tokens=800,
+        purpose="history",
+    )
+    assert out.summarizer == "extractive"
+    assert out.error == "anthropic API error 529 (overloaded_error)"
+    assert API_KEY not in repr(out)
+
+
+def test_empty_response_is_an_error() -> None:
+    rec = Recorder([ok("   ")])
+    with pytest.raises(SummarizerError, match="empty"):
+        summarizer(rec).summarize(blocks=blocks(), previous_summary=None, max_tokens=800, purpose="history")
+
+
+def test_repr_does_not_show_the_key() -> None:
+    assert API_KEY not in repr(summarizer(Recorder([ok()])))
