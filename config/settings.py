@@ -33,6 +33,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -73,7 +74,12 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "var" / "static"
+# Production: set STATIC_ROOT and run collectstatic; the embedded mode serves from the apps directly.
+STATIC_ROOT = env.str("STATIC_ROOT", default="") or None
+# WhiteNoise serves the admin's and the API docs' static files straight from the installed apps
+# (no CDN, no collectstatic step for the embedded mode).
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
 
 # Request bodies up to this size are read; per-field limits below give the precise 4xx.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("TIMELINE_MAX_REQUEST_BYTES", default=64 * 1024 * 1024)
@@ -111,6 +117,33 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
+# Redelivery of a task whose worker died (acks_late): Redis hands an unacknowledged task to another
+# worker after the visibility timeout, which must exceed the longest compaction (LLM retries
+# included). Unacked tasks are looked for every restore interval.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env.int("CELERY_BROKER_VISIBILITY_TIMEOUT", default=3600),
+    "unacked_restore_interval": env.int("CELERY_BROKER_RESTORE_INTERVAL", default=60),
+    "unacked_restore_throttle": 1,
+}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# With acks_late, a task running when the broker connection drops is redelivered: cancel it here.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+# Background compaction (docs/background.md): the beat sweep enqueues a compaction for every
+# timeline whose visible tokens passed TIMELINE_SOFT_THRESHOLD × its max_tokens, so renders rarely
+# wait on a summary. Only conversations active within the sweep's lookback are looked at.
+TIMELINE_SOFT_THRESHOLD = env.float("TIMELINE_SOFT_THRESHOLD", default=0.75)
+if not 0.05 <= TIMELINE_SOFT_THRESHOLD <= 1.0:
+    raise environ.ImproperlyConfigured("TIMELINE_SOFT_THRESHOLD must be between 0.05 and 1")
+TIMELINE_SWEEP_INTERVAL_SECONDS = env.float("TIMELINE_SWEEP_INTERVAL_SECONDS", default=60.0)
+CELERY_BEAT_SCHEDULE = {
+    "compaction-sweep": {
+        "task": "compaction.tasks.sweep_compactions",
+        "schedule": TIMELINE_SWEEP_INTERVAL_SECONDS,
+        "kwargs": {"active_within_seconds": env.int("TIMELINE_SWEEP_ACTIVE_WITHIN_SECONDS", default=3600)},
+        # A sweep still queued when the next one is due is dropped, not run late.
+        "options": {"expires": TIMELINE_SWEEP_INTERVAL_SECONDS},
+    },
+}
 
 # The summarizer: extractive (offline) unless an Anthropic key is configured.
 ANTHROPIC_API_KEY = env.str("ANTHROPIC_API_KEY", default="")
@@ -120,6 +153,12 @@ TIMELINE_SUMMARIZER = env.str(
 if TIMELINE_SUMMARIZER not in {"extractive", "anthropic"}:
     raise environ.ImproperlyConfigured("TIMELINE_SUMMARIZER must be 'extractive' or 'anthropic'")
 TIMELINE_SUMMARY_MODEL = env.str("TIMELINE_SUMMARY_MODEL", default="claude-sonnet-4-5")
+# Anthropic retries (429, 529, other 5xx, timeouts): the SDK's exponential backoff with jitter.
+TIMELINE_ANTHROPIC_MAX_RETRIES = env.int("TIMELINE_ANTHROPIC_MAX_RETRIES", default=4)
+TIMELINE_ANTHROPIC_TIMEOUT_SECONDS = env.float("TIMELINE_ANTHROPIC_TIMEOUT_SECONDS", default=60.0)
+# A custom summarizer: dotted path to a class (or factory) called with no arguments that returns
+# an object with ``name``, ``model`` and ``summarize(...)``. Takes precedence over TIMELINE_SUMMARIZER.
+TIMELINE_SUMMARIZER_CLASS = env.str("TIMELINE_SUMMARIZER_CLASS", default="")
 
 # Input limits (README "Limits").
 TIMELINE_MAX_BLOCK_TEXT_CHARS = env.int("TIMELINE_MAX_BLOCK_TEXT_CHARS", default=1_000_000)

@@ -24,6 +24,15 @@ def _database_is_the_real_one(django_db_setup, django_db_blocker):
             print(f"\nDatabase: {cursor.fetchone()[0]}")
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Throttle counters live in the cache: every test starts with none."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+
+
 class Caller:
     """An API client holding one tenant's key."""
 

@@ -1,7 +1,16 @@
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class TimelineAppConfig(AppConfig):
     name = "timeline_app"
     verbose_name = "Timelines"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from timeline_app.roles import create_roles_after_migrate
+
+        # The admin roles (support, operator) and their permissions, idempotently, no migration.
+        post_migrate.connect(
+            create_roles_after_migrate, sender=self, dispatch_uid="timeline_app.roles.create_roles"
+        )

@@ -190,6 +190,9 @@ class Compaction(models.Model):
     error = models.TextField(blank=True)
     duration_ms = models.IntegerField(default=0)
     summarize_ms = models.IntegerField(default=0)
+    # The Celery task that holds this claim (empty for renders and synchronous calls): a redelivery
+    # of the same task (its worker died mid-run) takes the claim over instead of waiting for it.
+    task_id = models.CharField(max_length=255, blank=True)
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -21,6 +21,11 @@ class ApiClient:
     is_authenticated: bool = True
     is_anonymous: bool = False
 
+    @property
+    def pk(self) -> int:
+        """Throttling counts per API key."""
+        return self.key.pk
+
 
 class ApiKeyAuthentication(authentication.BaseAuthentication):
     keyword = "Bearer"

@@ -54,10 +54,13 @@ def timeline_export(*, timeline: Timeline, window: str = "all") -> dict[str, Any
         .order_by("id")
     )
     if window == "visible":
-        visible = {blk.seq for blk in selectors.visible_window(timeline=timeline)}
-        rows = rows.filter(seq__in=visible)
+        # In rendered order: the latest summary first, then the retained blocks.
+        order = [blk.seq for blk in selectors.visible_window(timeline=timeline)]
+        by_seq = {row.seq: row for row in rows.filter(seq__in=order)}
+        blocks = [_block_payload(by_seq[seq]) for seq in order]
         compactions = compactions[-1:]
-    blocks = [_block_payload(row) for row in rows.iterator(chunk_size=2000)]
+    else:
+        blocks = [_block_payload(row) for row in rows.iterator(chunk_size=2000)]
     turn_ids = list(dict.fromkeys(blk["turn_id"] for blk in blocks if blk["turn_id"]))
     return {
         "kind": KIND,

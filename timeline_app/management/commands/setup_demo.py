@@ -132,7 +132,9 @@ class Command(BaseCommand):
                             turn_id=turn_id,
                             mime="application/json",
                             text=json.dumps(
-                                {"tool_id": tool_id, "tool_call_id": call_id, "params": params}, indent=2, ensure_ascii=False
+                                {"tool_id": tool_id, "tool_call_id": call_id, "params": params},
+                                indent=2,
+                                ensure_ascii=False,
                             ),
                             meta=dict(meta),
                         ),
@@ -142,7 +144,9 @@ class Command(BaseCommand):
                             turn_id=turn_id,
                             mime="application/json",
                             text=json.dumps(
-                                {"tool_id": tool_id, "tool_call_id": call_id, "result": result}, indent=2, ensure_ascii=False
+                                {"tool_id": tool_id, "tool_call_id": call_id, "result": result},
+                                indent=2,
+                                ensure_ascii=False,
                             ),
                             meta={**meta, "status": "ok"},
                         ),

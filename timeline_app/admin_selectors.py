@@ -1,0 +1,221 @@
+"""Reads for the support admin: list annotations and the paged timeline page.
+
+Every number on the conversation list comes from a correlated subquery in the one list query (no
+per-row Python query), and each subquery reads through an index of the block table:
+
+* turns — the ``turn.header`` blocks, through ``timeline_block_type_seq_idx``;
+* blocks — the per-timeline sequence counter (``next_seq - 1``): blocks are append-only and each
+  takes the next number, so the counter is the count without reading a single block row;
+* visible tokens (main context) — the sum over the visible window only (``seq >=`` the latest
+  summary's first retained block), the same window ``selectors.visible_tokens`` sums;
+* compactions / last status — the compaction rows of the conversation's contexts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.core.paginator import Page, Paginator
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    F,
+    IntegerField,
+    Min,
+    OuterRef,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+    When,
+    Window,
+)
+from django.db.models.functions import Coalesce, Greatest, Length, RowNumber, Substr
+
+from timeline_app.models import Block, Compaction, Conversation, Timeline
+from timeline_app.rendering import blocks as b
+
+PREVIEW_CHARS = 240
+
+_EFFECTIVE_TOKENS = Case(
+    When(hidden=True, then=F("replacement_tokens")), default=F("tokens"), output_field=IntegerField()
+)
+
+
+def _count(queryset: QuerySet, group_by: str) -> Subquery:
+    """``COUNT(*)`` of a correlated queryset as a scalar subquery."""
+    return Subquery(
+        queryset.order_by().values(group_by).annotate(n=Count("pk")).values("n")[:1],
+        output_field=IntegerField(),
+    )
+
+
+def _latest_applied(timeline_ref: str = "pk") -> QuerySet[Compaction]:
+    return Compaction.objects.filter(
+        timeline=OuterRef(timeline_ref), status=Compaction.Status.APPLIED
+    ).order_by("-id")
+
+
+def timelines_with_visible_tokens() -> QuerySet[Timeline]:
+    """Timelines annotated with ``window_start`` and ``visible_tokens`` (one query, no N+1).
+
+    Mirrors ``selectors.visible_tokens``: blocks from ``max(view_start_seq, first retained seq of
+    the latest applied compaction)`` on, summaries excluded, hidden ones at their replacement
+    tokens; plus the latest summary's own tokens when it is inside the view.
+    """
+    latest = _latest_applied()
+    window_sum = Subquery(
+        Block.objects.filter(timeline=OuterRef("pk"), seq__gte=OuterRef("window_start"))
+        .exclude(type=b.SUMMARY)
+        .order_by()
+        .values("timeline")
+        .annotate(total=Sum(_EFFECTIVE_TOKENS))
+        .values("total")[:1],
+        output_field=IntegerField(),
+    )
+    summary_tokens = Subquery(
+        latest.annotate(
+            summary_cost=Case(
+                When(
+                    summary_block__seq__gte=OuterRef("view_start_seq"),
+                    then=Case(
+                        When(summary_block__hidden=True, then=F("summary_block__replacement_tokens")),
+                        default=F("summary_block__tokens"),
+                    ),
+                ),
+                default=Value(0),
+                output_field=IntegerField(),
+            )
+        ).values("summary_cost")[:1],
+        output_field=IntegerField(),
+    )
+    return Timeline.objects.annotate(
+        window_start=Greatest(
+            F("view_start_seq"),
+            Coalesce(Subquery(latest.values("first_retained_seq")[:1]), Value(0)),
+            output_field=IntegerField(),
+        )
+    ).annotate(visible_tokens=Coalesce(window_sum, 0) + Coalesce(summary_tokens, 0))
+
+
+def conversation_admin_list() -> QuerySet[Conversation]:
+    """The admin list: one query for a page of conversations with every column annotated."""
+    of_conversation = {"timeline__conversation": OuterRef("pk")}
+    main = timelines_with_visible_tokens().filter(conversation=OuterRef("pk"), name=Timeline.DEFAULT_NAME)
+    compactions = Compaction.objects.filter(**of_conversation)
+    return Conversation.objects.select_related("tenant").annotate(
+        turn_count=Coalesce(
+            _count(Block.objects.filter(**of_conversation, type=b.TURN_HEADER), "timeline__conversation"), 0
+        ),
+        block_count=Coalesce(
+            Subquery(
+                Timeline.objects.filter(conversation=OuterRef("pk"))
+                .order_by()
+                .values("conversation")
+                .annotate(n=Sum(F("next_seq") - 1))
+                .values("n")[:1],
+                output_field=IntegerField(),
+            ),
+            0,
+        ),
+        visible_tokens=Coalesce(Subquery(main.values("visible_tokens")[:1], output_field=IntegerField()), 0),
+        compaction_count=Coalesce(
+            _count(compactions.filter(status=Compaction.Status.APPLIED), "timeline__conversation"), 0
+        ),
+        last_compaction_status=Subquery(compactions.order_by("-id").values("status")[:1]),
+    )
+
+
+def conversations_with_hidden_blocks(queryset: QuerySet[Conversation], *, present: bool) -> QuerySet:
+    hidden = Exists(Block.objects.filter(timeline__conversation=OuterRef("pk"), hidden=True))
+    return queryset.filter(hidden if present else ~hidden)
+
+
+def conversations_with_failed_compaction(queryset: QuerySet[Conversation], *, last_only: bool) -> QuerySet:
+    if last_only:
+        return queryset.filter(last_compaction_status=Compaction.Status.FAILED)
+    failed = Compaction.objects.filter(timeline__conversation=OuterRef("pk"), status=Compaction.Status.FAILED)
+    return queryset.filter(Exists(failed))
+
+
+def conversations_active_since(queryset: QuerySet[Conversation], *, since: datetime) -> QuerySet:
+    return queryset.filter(last_activity_at__gte=since)
+
+
+# ---------------------------------------------------------------- the conversation page
+
+
+def conversation_contexts(*, conversation: Conversation) -> list[Timeline]:
+    """The conversation's named contexts with block count and visible tokens, ``main`` first."""
+    contexts = list(
+        timelines_with_visible_tokens()
+        .filter(conversation=conversation)
+        .annotate(block_count=F("next_seq") - 1)
+        .order_by("id")
+    )
+    contexts.sort(key=lambda t: (t.name != Timeline.DEFAULT_NAME, t.pk))
+    return contexts
+
+
+def timeline_compactions_applied(*, timeline: Timeline) -> list[Compaction]:
+    """Applied compactions in timeline order (by first retained block), with their summary blocks (binary payload left out)."""
+    return list(
+        Compaction.objects.filter(timeline=timeline, status=Compaction.Status.APPLIED)
+        .select_related("summary_block")
+        .defer("summary_block__data", "digest")
+        .order_by("first_retained_seq", "id")
+    )
+
+
+def timeline_compaction_total(*, timeline: Timeline) -> int:
+    return Compaction.objects.filter(timeline=timeline).count()
+
+
+@dataclass
+class TurnRow:
+    """One turn of the page: its blocks (up to the per-turn limit) and totals over all its blocks."""
+
+    turn_id: str
+    first_seq: int
+    block_total: int
+    blocks: list[Block] = field(default_factory=list)
+
+
+def timeline_turns_page(*, timeline: Timeline, page: int | str | None, per_page: int) -> Page:
+    """A page of the timeline's turns, ordered by their first block (two queries: count, page).
+
+    Turns are the distinct ``turn_id`` values (blocks written outside any turn form the turn
+    ``""``); the grouped scan reads ``timeline_block_turn_idx``.
+    """
+    turns = (
+        Block.objects.filter(timeline=timeline)
+        .order_by()
+        .values("turn_id")
+        .annotate(first_seq=Min("seq"), block_total=Count("pk"))
+        .order_by("first_seq", "turn_id")
+    )
+    return Paginator(turns, per_page).get_page(page)
+
+
+def turn_blocks(*, timeline: Timeline, turn_ids: list[str], per_turn: int) -> list[Block]:
+    """The first ``per_turn`` blocks of each turn, ordered by seq, with a text head instead of the text.
+
+    One query; the full text and the binary payload are never read here (``text_head`` and
+    ``data_size`` stand in for them).
+    """
+    if not turn_ids:
+        return []
+    ranked = (
+        Block.objects.filter(timeline=timeline, turn_id__in=turn_ids)
+        .defer("text", "data", "meta")
+        .annotate(
+            text_head=Substr("text", 1, PREVIEW_CHARS + 1),
+            data_size=Coalesce(Length("data"), 0),
+            rank=Window(RowNumber(), partition_by=[F("turn_id")], order_by=F("seq").asc()),
+        )
+        .filter(rank__lte=per_turn)
+        .order_by("seq")
+    )
+    return list(ranked)
