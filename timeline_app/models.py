@@ -172,7 +172,7 @@ class Compaction(models.Model):
 
     timeline = models.ForeignKey(Timeline, on_delete=models.CASCADE, related_name="compactions")
     summary_block = models.OneToOneField(
-        Block, null=True, blank=True, on_delete=models.PROTECT, related_name="compaction"
+        Block, null=True, blank=True, on_delete=models.CASCADE, related_name="compaction"
     )
     trigger = models.CharField(max_length=16, choices=Trigger.choices)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)

@@ -117,7 +117,7 @@ class Migration(migrations.Migration):
                 ('summarize_ms', models.IntegerField(default=0)),
                 ('started_at', models.DateTimeField()),
                 ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('summary_block', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='compaction', to='timeline_app.block')),
+                ('summary_block', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='compaction', to='timeline_app.block')),
                 ('timeline', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='compactions', to='timeline_app.timeline')),
             ],
         ),

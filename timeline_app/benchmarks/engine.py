@@ -1,0 +1,139 @@
+"""Engine speed: cut-point planning, render versus a plain fetch, extractive summaries."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from compaction.planner import plan_compaction
+from compaction.summarizers import ExtractiveSummarizer
+from timeline_app import selectors
+from timeline_app.benchmarks.common import fill_timeline, median_seconds, scratch_tenant, scratch_timeline
+from timeline_app.models import Block as BlockRow
+from timeline_app.rendering import blocks as b
+from timeline_app.rendering.blocks import Block
+from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.rendering.settings import RenderSettings
+from timeline_app.services.render import timeline_render
+
+
+def synthetic_values(count: int, *, result_words: int = 60) -> list[Block]:
+    """``count`` block values in realistic turns (no database): header, prompt, call/result pairs, completion."""
+    values: list[Block] = []
+    turn = 0
+    while len(values) < count:
+        turn += 1
+        turn_id = f"turn_{turn}"
+        values.append(
+            Block(seq=len(values) + 1, type=b.TURN_HEADER, author="system", turn_id=turn_id, tokens=12)
+        )
+        values.append(
+            Block(
+                seq=len(values) + 1,
+                type=b.USER_PROMPT,
+                author="user",
+                turn_id=turn_id,
+                text=f"request {turn}",
+                tokens=20,
+            )
+        )
+        for call in range(3):
+            meta = {"tool_call_id": f"tc_{turn}_{call}", "tool_id": "web_tools.web_search"}
+            values.append(
+                Block(
+                    seq=len(values) + 1,
+                    type=b.TOOL_CALL,
+                    author="react",
+                    turn_id=turn_id,
+                    text=json.dumps({"q": turn}),
+                    meta=meta,
+                    tokens=30,
+                )
+            )
+            text = " ".join(f"w{turn}_{call}_{i}" for i in range(result_words))
+            values.append(
+                Block(
+                    seq=len(values) + 1,
+                    type=b.TOOL_RESULT,
+                    author="tool",
+                    turn_id=turn_id,
+                    text=text,
+                    meta=meta,
+                    tokens=result_words * 4,
+                )
+            )
+        values.append(
+            Block(
+                seq=len(values) + 1,
+                type=b.ASSISTANT_COMPLETION,
+                author="assistant",
+                turn_id=turn_id,
+                text=f"Answer {turn}. Decided X.",
+                tokens=15,
+            )
+        )
+    return values[:count]
+
+
+def run(write: Callable[[str], None]) -> None:
+    write("engine: medians of repeated runs, all measured now")
+
+    values = synthetic_values(100_000)
+    settings = RenderSettings(max_tokens=200_000)
+    plan_s = median_seconds(
+        lambda: plan_compaction(values, system_tokens=0, settings=settings), repeat=5, warmup=1
+    )
+    write(f"  cut-point planning over 100,000 blocks: {plan_s * 1000:8.1f} ms  (goal: well under 1 s)")
+
+    history = synthetic_values(7_000, result_words=100)
+    while sum(v.tokens for v in history) < 1_000_000:
+        history = synthetic_values(len(history) + 500, result_words=100)
+    tokens = sum(v.tokens for v in history)
+    summarizer = ExtractiveSummarizer()
+    summary_s = median_seconds(
+        lambda: summarizer.summarize(
+            blocks=history, previous_summary=None, max_tokens=800, purpose="history"
+        ),
+        repeat=3,
+        warmup=1,
+    )
+    write(f"  extractive summary of {tokens / 1e6:.1f}M tokens of history: {summary_s * 1000:8.1f} ms")
+
+    with scratch_tenant() as tenant:
+        timeline = scratch_timeline(tenant)
+        conversation = timeline.conversation
+        conversation.settings = {"max_tokens": 10_000_000}
+        conversation.save()
+        fill_timeline(timeline, blocks=10_000)
+        options = RenderOptions(format="anthropic")
+
+        def fetch() -> None:
+            list(BlockRow.objects.filter(timeline=timeline).order_by("seq"))
+
+        def render() -> None:
+            timeline.refresh_from_db()
+            timeline_render(timeline=timeline, options=options)
+
+        fetch_s = median_seconds(fetch, repeat=7, warmup=1)
+        render_s = median_seconds(render, repeat=7, warmup=1)
+        # The same 10,000 stored blocks once compacted: a render reads only the visible window.
+        conversation.settings = {"max_tokens": 200_000}
+        conversation.save()
+        timeline.conversation.refresh_from_db()
+        render()
+        first_retained = selectors.visible_window(timeline=timeline)[1].seq
+
+        def fetch_window() -> None:
+            list(BlockRow.objects.filter(timeline=timeline, seq__gte=first_retained).order_by("seq"))
+
+        window_fetch_s = median_seconds(fetch_window, repeat=7, warmup=1)
+        compacted_s = median_seconds(render, repeat=7, warmup=1)
+    write(f"  plain fetch of a 10,000-block timeline:  {fetch_s * 1000:8.1f} ms")
+    write(
+        f"  render of all of it (no compaction):     {render_s * 1000:8.1f} ms  ({render_s / fetch_s:.2f}x the fetch)"
+    )
+    write(f"  once compacted, plain fetch of the window rows: {window_fetch_s * 1000:8.1f} ms")
+    write(
+        f"  once compacted, render (reads the window only): {compacted_s * 1000:8.1f} ms"
+        f"  ({compacted_s / window_fetch_s:.2f}x the window fetch, {compacted_s / fetch_s:.2f}x the full fetch)"
+    )
