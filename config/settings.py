@@ -160,6 +160,10 @@ TIMELINE_ANTHROPIC_TIMEOUT_SECONDS = env.float("TIMELINE_ANTHROPIC_TIMEOUT_SECON
 # an object with ``name``, ``model`` and ``summarize(...)``. Takes precedence over TIMELINE_SUMMARIZER.
 TIMELINE_SUMMARIZER_CLASS = env.str("TIMELINE_SUMMARIZER_CLASS", default="")
 
+# Custom compaction strategies for named contexts: name -> dotted path of a callable
+# ``(messages, **params) -> kept indices`` (docs/contexts.md), e.g. "keep_first=myapp.strategies.keep_first".
+TIMELINE_CUSTOM_STRATEGIES = env.dict("TIMELINE_CUSTOM_STRATEGIES", default={})
+
 # Input limits (README "Limits").
 TIMELINE_MAX_BLOCK_TEXT_CHARS = env.int("TIMELINE_MAX_BLOCK_TEXT_CHARS", default=1_000_000)
 TIMELINE_MAX_ATTACHMENT_BYTES = env.int("TIMELINE_MAX_ATTACHMENT_BYTES", default=20 * 1024 * 1024)

@@ -36,12 +36,10 @@ class MessagesIn(StrictSerializer):
     )
 
 
-class MessageOut(serializers.DictField):  # type: ignore[type-arg]
-    """An OpenAI chat message exactly as given, plus ``timestamp`` and ``message_id``."""
-
-
 class MessagesOut(serializers.Serializer):  # type: ignore[type-arg]
-    messages = serializers.ListField(child=serializers.DictField())
+    messages = serializers.ListField(
+        child=serializers.DictField(), help_text="each message as given, plus `timestamp` and `message_id`"
+    )
 
 
 class ContextOut(serializers.Serializer):  # type: ignore[type-arg]
@@ -129,6 +127,7 @@ class ContextListView(TenantView):
     @extend_schema(
         responses={200: ContextListOut, **ERROR_RESPONSES},
         summary="List the conversation's contexts with their message counts",
+        operation_id="contexts_list",
     )
     def get(self, request: Request, conv: str) -> Response:
         infos = svc.context_infos(conversation=self.conversation(request, conv))
@@ -138,6 +137,7 @@ class ContextListView(TenantView):
         request=ContextCreateIn,
         responses={201: ContextOut, 409: OpenApiResponse(description="name taken"), **ERROR_RESPONSES},
         summary="Create a context: `label` → the next free `label_a`, `label_b`, …; optional branch",
+        operation_id="contexts_create",
     )
     def post(self, request: Request, conv: str) -> Response:
         data = _validated(ContextCreateIn, request.data)
@@ -152,7 +152,9 @@ class ContextListView(TenantView):
 
 
 class ContextDetailView(TenantView):
-    @extend_schema(responses={200: ContextOut, **ERROR_RESPONSES}, summary="A context")
+    @extend_schema(
+        responses={200: ContextOut, **ERROR_RESPONSES}, summary="A context", operation_id="contexts_retrieve"
+    )
     def get(self, request: Request, conv: str, context: str) -> Response:
         return Response(_context_body(svc.context_info(timeline=self.timeline(request, conv, context))))
 
@@ -160,6 +162,7 @@ class ContextDetailView(TenantView):
         request=ContextUpdateIn,
         responses={200: ContextOut, **ERROR_RESPONSES},
         summary="Set the context's compaction strategy (creates the context on first use)",
+        operation_id="contexts_update",
     )
     def put(self, request: Request, conv: str, context: str) -> Response:
         return self._update(request, conv, context, ContextUpdateIn)
@@ -168,6 +171,7 @@ class ContextDetailView(TenantView):
         request=ContextPatchIn,
         responses={200: ContextOut, **ERROR_RESPONSES},
         summary="Change the context's compaction strategy (creates the context on first use)",
+        operation_id="contexts_partial_update",
     )
     def patch(self, request: Request, conv: str, context: str) -> Response:
         return self._update(request, conv, context, ContextPatchIn)
@@ -191,7 +195,7 @@ def _labels(request: Request) -> list[str]:
         for label in value.split(",")
         if label.strip()
     ]
-    bad = [label for label in labels if not svc.LABEL_PATTERN.match(label) and not svc.CONTEXT_NAME_PATTERN.match(label)]
+    bad = [label for label in labels if not svc.CONTEXT_NAME_PATTERN.match(label)]
     if bad:
         raise InvalidInput("invalid label", details={"labels": bad})
     return labels
@@ -208,6 +212,7 @@ class FullContextView(TenantView):
         ],
         responses={200: MessagesOut, **ERROR_RESPONSES},
         summary="Messages of several contexts, deduplicated by message_id, in time order",
+        operation_id="full_context_retrieve",
     )
     def get(self, request: Request, conv: str) -> Response:
         conversation = self.conversation(request, conv)

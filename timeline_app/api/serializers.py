@@ -17,8 +17,10 @@ from timeline_app.api.fields import (
     StrictIntegerField,
     StrictSerializer,
 )
+from timeline_app.errors import DomainError
 from timeline_app.rendering.blocks import is_valid_path
 from timeline_app.rendering.settings import SettingsError, validate_overrides
+from timeline_app.services.messages import normalize_strategy
 
 PUBLIC_ID_REGEX = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
 TYPE_REGEX = r"^[a-z][a-z0-9_.\-]{0,63}$"
@@ -358,7 +360,17 @@ class TimelineImportIn(StrictSerializer):
     context = StrictCharField(required=False)
     settings = SettingsField(required=False, default=dict)
     view_start_seq = StrictIntegerField(required=False, min_value=0, default=0)
+    compaction_strategy = StrictDictField(required=False, default=dict)
     blocks = ImportBlockIn(many=True, allow_empty=True)
+
+    def validate_compaction_strategy(self, value: dict[str, Any]) -> dict[str, Any]:
+        if not value:
+            return value
+        try:
+            return normalize_strategy(value)
+        except DomainError as exc:
+            raise serializers.ValidationError(exc.details) from exc
+
     sources_pool = ImportSourceIn(many=True, required=False, default=list)
     turn_ids = serializers.ListField(child=StrictCharField(allow_blank=True), required=False)
     compactions = ImportCompactionIn(many=True, required=False, default=list)

@@ -238,9 +238,18 @@ def openai_content_part(part: Part) -> dict[str, Any]:
 
 
 def openai_message(block: Block) -> dict[str, Any] | None:
-    """The stored OpenAI message of a block of a named OpenAI context, if it has one."""
+    """The stored OpenAI message of a block of a named OpenAI context, if it has one.
+
+    A hidden message keeps its role, ``tool_calls`` and ``tool_call_id`` (so tool pairs stay
+    valid) and carries its replacement text as content.
+    """
     message = block.meta.get("openai_message")
-    return copy.deepcopy(message) if isinstance(message, dict) else None
+    if not isinstance(message, dict):
+        return None
+    copied = copy.deepcopy(message)
+    if block.hidden:
+        copied["content"] = block.replacement_text
+    return copied
 
 
 def openai_messages(items: Iterable[Block | Part]) -> list[dict[str, Any]]:
@@ -256,7 +265,7 @@ def openai_messages(items: Iterable[Block | Part]) -> list[dict[str, Any]]:
 
     for item in items:
         if isinstance(item, Block):
-            stored = openai_message(item) if not item.hidden else None
+            stored = openai_message(item)
             if stored is not None:
                 flush()
                 messages.append(stored)

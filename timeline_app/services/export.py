@@ -72,6 +72,7 @@ def timeline_export(*, timeline: Timeline, window: str = "all") -> dict[str, Any
         "context": timeline.name,
         "settings": conversation.settings,
         "view_start_seq": timeline.view_start_seq,
+        "compaction_strategy": timeline.compaction_strategy,
         "blocks": blocks,
         "sources_pool": [
             {"sid": s.sid, "url": s.url, "title": s.title, "text": s.text, "meta": s.meta}
@@ -183,6 +184,8 @@ def timeline_import(*, tenant: Tenant, payload: dict[str, Any], public_id: str |
         ]
     )
     Timeline.objects.filter(pk=timeline.pk).update(
-        next_seq=max(seqs, default=0) + 1, view_start_seq=payload.get("view_start_seq") or 0
+        next_seq=max(seqs, default=0) + 1,
+        view_start_seq=payload.get("view_start_seq") or 0,
+        compaction_strategy=payload.get("compaction_strategy") or {},
     )
     return conversation

@@ -93,7 +93,8 @@ class _Errors:
 
 def _data_limit() -> int:
     """Longest base64 text of one payload (image data URL, audio, file) in a message."""
-    return math.ceil(settings.TIMELINE_MAX_ATTACHMENT_BYTES / 3) * 4 + 256
+    limit: int = settings.TIMELINE_MAX_ATTACHMENT_BYTES
+    return math.ceil(limit / 3) * 4 + 256
 
 
 def _check_storable(value: Any, where: str, errors: _Errors) -> None:
@@ -495,7 +496,9 @@ def _kept_indices(timeline: Timeline, messages: list[dict[str, Any]]) -> list[in
         return strategies.apply_strategy(messages, strategy, custom=custom)
     except Exception:
         # A broken custom strategy must never lose messages: the view falls back to all of them.
-        logger.exception("context %s: compaction strategy %r failed; showing every message", timeline.pk, name)
+        logger.exception(
+            "context %s: compaction strategy %r failed; showing every message", timeline.pk, name
+        )
         return list(range(len(messages)))
 
 
@@ -533,7 +536,9 @@ def full_context(*, conversation: Conversation, labels: Sequence[str] = ()) -> l
     context creation, then by storage order."""
     timelines = Timeline.objects.filter(conversation=conversation).order_by("created_at", "id")
     chosen = [
-        t for t in timelines if not labels or any(t.name == lb or t.name.startswith(f"{lb}_") for lb in labels)
+        t
+        for t in timelines
+        if not labels or any(t.name == lb or t.name.startswith(f"{lb}_") for lb in labels)
     ]
     entries: list[tuple[str, int, int, StoredMessage]] = []
     for rank, timeline in enumerate(chosen):
@@ -615,7 +620,9 @@ def context_create(
     if (name is None) == (label is None):
         raise InvalidInput("give either name or label", details={"label": "either name or label"})
     if name is not None and not CONTEXT_NAME_PATTERN.match(name):
-        raise InvalidInput("invalid context name", details={"name": f"must match {CONTEXT_NAME_PATTERN.pattern}"})
+        raise InvalidInput(
+            "invalid context name", details={"name": f"must match {CONTEXT_NAME_PATTERN.pattern}"}
+        )
     if label is not None and not LABEL_PATTERN.match(label):
         raise InvalidInput("invalid label", details={"label": f"must match {LABEL_PATTERN.pattern}"})
     strategy = normalize_strategy(compaction_strategy) if compaction_strategy is not None else {}

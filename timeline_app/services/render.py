@@ -28,6 +28,7 @@ from timeline_app.rendering.formats import Source
 from timeline_app.rendering.pipeline import Rendered, RenderOptions, render_window
 from timeline_app.rendering.settings import RenderSettings, resolve_settings
 from timeline_app.rendering.ttl import TtlDecision, apply_hides, plan_ttl_pruning
+from timeline_app.services.messages import strategy_window
 
 # How long a render over the hard ceiling waits for a compaction already running elsewhere.
 BUSY_WAIT_SECONDS = 30.0
@@ -117,7 +118,7 @@ def timeline_render(
     settings = timeline_settings(timeline=timeline, max_tokens=max_tokens)
     now = now or timezone.now()
 
-    window = selectors.visible_window(timeline=timeline)
+    window = strategy_window(timeline=timeline, window=selectors.visible_window(timeline=timeline))
     decision = plan_ttl_pruning(window, now=now, last_touch=timeline.cache_last_touch_at, settings=settings)
     if not dry_run:
         _persist_ttl(timeline=timeline, decision=decision, now=now)
@@ -151,7 +152,7 @@ def timeline_render(
                 system_tokens=system_tokens,
                 summarizer=summarizer,
             )
-        window = selectors.visible_window(timeline=timeline)
+        window = strategy_window(timeline=timeline, window=selectors.visible_window(timeline=timeline))
 
     sources = [
         Source(sid=row.sid, url=row.url, title=row.title, text=row.text, meta=row.meta)
