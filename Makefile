@@ -18,7 +18,14 @@ run: $(STAMP)
 	@mkdir -p var
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py setup_demo
+ifeq ($(strip $(CELERY_BROKER_URL)),)
 	$(PY) manage.py runserver 127.0.0.1:8000
+else
+	@# With a broker: a Celery worker with an embedded beat runs beside the web server and stops with it.
+	$(VENV)/bin/celery -A config worker --beat --schedule var/celerybeat-schedule --loglevel=INFO & \
+	  trap 'kill $$! 2>/dev/null' EXIT INT TERM; \
+	  $(PY) manage.py runserver 127.0.0.1:8000
+endif
 
 test: $(STAMP)
 	bash scripts/test.sh
@@ -27,7 +34,8 @@ worker: $(STAMP)
 	$(VENV)/bin/celery -A config worker --loglevel=INFO
 
 beat: $(STAMP)
-	$(VENV)/bin/celery -A config beat --loglevel=INFO
+	@mkdir -p var
+	$(VENV)/bin/celery -A config beat --schedule var/celerybeat-schedule --loglevel=INFO
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

@@ -2,19 +2,29 @@
 apply in a short transaction that checks nothing it planned against has changed.
 
 A timeline has at most one compaction in flight: the ``Compaction`` row in status ``running`` is
-the claim (a partial unique index), so a second concurrent run becomes a no-op.
+the claim (a partial unique index), so a second concurrent run becomes a no-op (``busy``). A claim
+is released when its run finishes, when it is older than ``STALE_CLAIM`` (its process died), or
+when a redelivery of the same Celery task asks for it (its worker died; ``task_id`` matches).
+
+The apply transaction locks the timeline row, then the claim row, and writes only when the claim
+is still this run's, the latest applied compaction is the one the plan started from, and the
+context's view was not cleared meanwhile. Blocks contributed during the summary are not read by
+the plan and never rewritten: the summary goes in front of the first retained block, so they stay
+visible after it, in order.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
-from datetime import timedelta
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import Case, Exists, F, IntegerField, OuterRef, Subquery, Sum, Value, When
+from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 from compaction import signals
@@ -24,14 +34,24 @@ from compaction.summarizer_factory import configured_summarizer, fallback_summar
 from compaction.summarizers import Summarizer, summarize_with_fallback
 from timeline_app import selectors
 from timeline_app.models import Block, Compaction, Timeline
+from timeline_app.rendering import blocks as b
 from timeline_app.rendering.blocks import Block as BlockValue
 from timeline_app.rendering.costs import block_tokens
-from timeline_app.rendering.settings import RenderSettings
+from timeline_app.rendering.settings import RenderSettings, SettingsError, resolve_settings
 
 logger = logging.getLogger(__name__)
 
-# A claim older than this belongs to a worker that died; it is released so work can go on.
+# A claim older than this belongs to a process that died; it is released so work can go on.
 STALE_CLAIM = timedelta(minutes=10)
+# A render over max_tokens that finds another compaction running waits this long for it, then
+# compacts by itself (without the claim: the apply check keeps the two from both applying).
+RENDER_WAIT_SECONDS = 30.0
+WAIT_POLL_SECONDS = 0.05
+_RENDER_TRIGGERS = frozenset({Compaction.Trigger.RENDER, Compaction.Trigger.FORCED})
+
+ABANDONED = "abandoned: the process stopped before finishing"
+TAKEN_OVER = "abandoned: taken over by a redelivery of the same task"
+SUPERSEDED = "superseded: the timeline was compacted or cleared meanwhile"
 
 
 @dataclass(frozen=True)
@@ -60,29 +80,65 @@ class CompactionOutcome:
         }
 
 
-def _claim(*, timeline: Timeline, trigger: str) -> Compaction | None:
-    now = timezone.now()
-    Compaction.objects.filter(
-        timeline=timeline, status=Compaction.Status.RUNNING, started_at__lt=now - STALE_CLAIM
-    ).update(
-        status=Compaction.Status.FAILED,
-        error="abandoned: the worker stopped before finishing",
-        finished_at=now,
+@dataclass(frozen=True)
+class _Snapshot:
+    """What a plan was made against: checked again under lock before applying."""
+
+    timeline: Timeline
+    latest_compaction_id: int | None
+    window: list[BlockValue]
+    plan: CompactionPlan | None
+
+
+def _snapshot(*, timeline_id: int, settings: RenderSettings, system_tokens: int, force: bool) -> _Snapshot:
+    fresh = Timeline.objects.get(pk=timeline_id)
+    # The latest compaction is read before the window: if one applies in between, the apply check
+    # sees a newer one and skips (never the other way round).
+    latest = selectors.latest_applied_compaction(timeline=fresh)
+    window = selectors.visible_window(timeline=fresh)
+    plan = plan_compaction(window, system_tokens=system_tokens, settings=settings, force=force)
+    return _Snapshot(
+        timeline=fresh, latest_compaction_id=latest.pk if latest else None, window=window, plan=plan
     )
+
+
+def _claim(*, timeline: Timeline, trigger: str, task_id: str) -> Compaction | None:
+    now = timezone.now()
+    running = Compaction.objects.filter(timeline=timeline, status=Compaction.Status.RUNNING)
+    running.filter(started_at__lt=now - STALE_CLAIM).update(
+        status=Compaction.Status.FAILED, error=ABANDONED, finished_at=now
+    )
+    if task_id:
+        # Redelivered (acks_late) after its worker died: the dead run's claim is this task's own.
+        running.filter(task_id=task_id).update(
+            status=Compaction.Status.FAILED, error=TAKEN_OVER, finished_at=now
+        )
     try:
         with transaction.atomic():
-            return Compaction.objects.create(timeline=timeline, trigger=trigger, started_at=now)
+            return Compaction.objects.create(
+                timeline=timeline, trigger=trigger, task_id=task_id, started_at=now
+            )
     except IntegrityError:
         return None
 
 
-def _finish(record: Compaction, *, status: str, started: float, **fields: Any) -> None:
-    for name, value in fields.items():
-        setattr(record, name, value)
-    record.status = status
-    record.finished_at = timezone.now()
-    record.duration_ms = int((time.monotonic() - started) * 1000)
-    record.save()
+def _release(record: Compaction, *, started: float, **fields: Any) -> bool:
+    """Finish a claim that did not apply (conditional: a claim taken over stays as it is)."""
+    updated = Compaction.objects.filter(pk=record.pk, status=Compaction.Status.RUNNING).update(
+        finished_at=timezone.now(), duration_ms=int((time.monotonic() - started) * 1000), **fields
+    )
+    return updated == 1
+
+
+def _wait_for_running(*, timeline: Timeline, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    running = Compaction.objects.filter(timeline=timeline, status=Compaction.Status.RUNNING)
+    while running.exists() and time.monotonic() < deadline:
+        time.sleep(WAIT_POLL_SECONDS)
+
+
+def _over_ceiling(window: list[BlockValue], system_tokens: int, settings: RenderSettings) -> bool:
+    return system_tokens + sum(blk.effective_tokens for blk in window) > settings.max_tokens
 
 
 def compaction_run(
@@ -93,53 +149,76 @@ def compaction_run(
     force: bool = False,
     system_tokens: int = 0,
     summarizer: Summarizer | None = None,
+    task_id: str = "",
 ) -> CompactionOutcome:
-    """Compact ``timeline`` if it needs it (or when forced). Safe to call concurrently."""
-    window = selectors.visible_window(timeline=timeline)
-    plan = plan_compaction(window, system_tokens=system_tokens, settings=settings, force=force)
-    if plan is None:
+    """Compact ``timeline`` if it needs it (or when forced). Safe to call concurrently.
+
+    Another compaction in flight makes this a no-op (``busy``) — except for a render whose
+    context is over ``max_tokens``: it waits for the running compaction (``RENDER_WAIT_SECONDS``
+    at most) and compacts by itself if the context still needs it, so a render never has to
+    return a context over the ceiling.
+    """
+    snap = _snapshot(timeline_id=timeline.pk, settings=settings, system_tokens=system_tokens, force=force)
+    if snap.plan is None:
         return CompactionOutcome(status="skipped")
-    record = _claim(timeline=timeline, trigger=trigger)
+    record = _claim(timeline=snap.timeline, trigger=trigger, task_id=task_id)
     if record is None:
-        return CompactionOutcome(status="busy")
+        if trigger not in _RENDER_TRIGGERS or not _over_ceiling(snap.window, system_tokens, settings):
+            return CompactionOutcome(status="busy")
+        _wait_for_running(timeline=snap.timeline, seconds=RENDER_WAIT_SECONDS)
+        snap = _snapshot(timeline_id=timeline.pk, settings=settings, system_tokens=system_tokens, force=force)
+        if snap.plan is None:
+            return CompactionOutcome(status="skipped")
+        record = _claim(timeline=snap.timeline, trigger=trigger, task_id=task_id)
+        if record is None:
+            logger.warning(
+                "compaction of timeline %s still running after %.0f s; the render compacts by itself",
+                timeline.pk,
+                RENDER_WAIT_SECONDS,
+            )
     started = time.monotonic()
     try:
         return _summarize_and_apply(
-            timeline=timeline,
+            snap=snap,
             record=record,
-            plan=plan,
-            window=window,
+            trigger=trigger,
             settings=settings,
             summarizer=summarizer or configured_summarizer(),
             started=started,
         )
     except Exception as exc:
-        logger.exception("compaction %s of timeline %s failed", record.pk, timeline.pk)
-        _finish(
-            record,
-            status=Compaction.Status.FAILED,
-            started=started,
-            error=f"{type(exc).__name__}: {exc}"[:2000],
-        )
+        logger.exception("compaction of timeline %s failed", timeline.pk)
+        if record is not None:
+            _release(
+                record,
+                started=started,
+                status=Compaction.Status.FAILED,
+                error=f"{type(exc).__name__}: {exc}"[:2000],
+            )
         raise
 
 
 def _summarize_and_apply(
     *,
-    timeline: Timeline,
-    record: Compaction,
-    plan: CompactionPlan,
-    window: list[BlockValue],
+    snap: _Snapshot,
+    record: Compaction | None,
+    trigger: str,
     settings: RenderSettings,
     summarizer: Summarizer,
     started: float,
 ) -> CompactionOutcome:
+    plan = snap.plan
+    assert plan is not None
+    timeline = snap.timeline
+    started_at = record.started_at if record is not None else timezone.now()
     signals.on_before_compaction.send(
         sender=Compaction,
         timeline=timeline,
-        trigger=record.trigger,
+        trigger=trigger,
         payload={"before_tokens": plan.before_tokens},
     )
+
+    # Outside any transaction: the LLM call may take seconds and retries.
     previous = plan.previous_summary
     summarize_started = time.monotonic()
     history = summarize_with_fallback(
@@ -152,8 +231,9 @@ def _summarize_and_apply(
     )
     split = None
     if plan.is_split:
+        # The LLM just failed after all its retries: do not make the caller wait for it twice.
         split = summarize_with_fallback(
-            summarizer,
+            summarizer if history.error is None else None,
             fallback_summarizer(),
             blocks=plan.split_prefix,
             previous_summary=None,
@@ -164,7 +244,9 @@ def _summarize_and_apply(
     errors = "; ".join(e for e in (history.error, split.error if split else None) if e)
     previous_digest = previous.meta.get("compaction_digest") if previous else None
     digest = build_digest(plan.compacted, previous=previous_digest)
-    turn_id = selectors.timeline_current_turn_id(timeline=timeline) or (window[-1].turn_id if window else "")
+    turn_id = selectors.timeline_current_turn_id(timeline=timeline) or (
+        snap.window[-1].turn_id if snap.window else ""
+    )
     fields = build_summary_block(
         plan,
         summary_text=history.text,
@@ -183,7 +265,7 @@ def _summarize_and_apply(
         meta=fields["meta"],
     )
     summary.tokens = block_tokens(summary.to_value())
-    common = {
+    common: dict[str, Any] = {
         "summarizer": history.summarizer,
         "model": history.model,
         "error": errors,
@@ -197,26 +279,35 @@ def _summarize_and_apply(
         "covered_to_seq": plan.compacted[-1].seq if plan.compacted else None,
         "digest": digest,
     }
+
     with transaction.atomic(durable=True):
         locked = Timeline.objects.select_for_update().get(pk=timeline.pk)
+        if record is not None:
+            claim = Compaction.objects.select_for_update().filter(pk=record.pk).first()
+            if claim is None or claim.status != Compaction.Status.RUNNING:
+                # Taken over (our worker was presumed dead): the run that took it applies.
+                return CompactionOutcome(status="skipped", compaction_id=record.pk, error=TAKEN_OVER)
+            row = claim
+        else:
+            row = Compaction(timeline=locked, trigger=trigger, started_at=started_at)
+        for name, value in common.items():
+            setattr(row, name, value)
+
         latest = selectors.latest_applied_compaction(timeline=locked)
-        expected = previous.seq if previous else None
-        if (latest.summary_block.seq if latest and latest.summary_block else None) != expected:
-            _finish(
-                record,
-                status=Compaction.Status.SKIPPED,
-                started=started,
-                **common,
-                error="superseded by another compaction",
-            )
-            return CompactionOutcome(status="skipped", compaction_id=record.pk)
+        if (latest.pk if latest else None) != snap.latest_compaction_id or (
+            locked.view_start_seq != timeline.view_start_seq
+        ):
+            _store(row, status=Compaction.Status.SKIPPED, started=started, error=SUPERSEDED)
+            return CompactionOutcome(status="skipped", compaction_id=row.pk, error=SUPERSEDED)
+
+        # Blocks contributed since the plan are retained: count them in before and after.
         retained = selectors.tokens_from_seq(timeline=locked, seq=plan.first_retained_seq)
         after = plan.system_tokens + summary.tokens + retained
         if not compaction_is_accepted(plan.before_tokens + (retained - plan.retained_tokens), after):
-            _finish(record, status=Compaction.Status.REJECTED, started=started, after_tokens=after, **common)
+            _store(row, status=Compaction.Status.REJECTED, started=started, after_tokens=after)
             return CompactionOutcome(
                 status="rejected",
-                compaction_id=record.pk,
+                compaction_id=row.pk,
                 before_tokens=plan.before_tokens,
                 after_tokens=after,
             )
@@ -224,38 +315,165 @@ def _summarize_and_apply(
         summary.seq = locked.next_seq
         summary.save()
         Timeline.objects.filter(pk=locked.pk).update(next_seq=F("next_seq") + 1, version=F("version") + 1)
-        _finish(
-            record,
-            status=Compaction.Status.APPLIED,
-            started=started,
-            summary_block=summary,
-            after_tokens=after,
-            **common,
+        _store(
+            row, status=Compaction.Status.APPLIED, started=started, summary_block=summary, after_tokens=after
         )
-    outcome = CompactionOutcome(
-        status="applied",
-        compaction_id=record.pk,
-        summary_path=summary.path,
-        covered_turn_ids=plan.covered_turn_ids,
-        split_turn_id=plan.split_turn_id,
-        before_tokens=plan.before_tokens,
-        after_tokens=after,
-        compacted_tokens=plan.compacted_tokens,
-    )
+
     signals.on_after_compaction.send(
         sender=Compaction,
         timeline=timeline,
-        trigger=record.trigger,
+        trigger=trigger,
         payload={
             "before_tokens": plan.before_tokens,
             "after_tokens": after,
             "compacted_tokens": plan.compacted_tokens,
         },
     )
-    return outcome
+    return CompactionOutcome(
+        status="applied",
+        compaction_id=row.pk,
+        summary_path=summary.path,
+        covered_turn_ids=plan.covered_turn_ids,
+        split_turn_id=plan.split_turn_id,
+        before_tokens=plan.before_tokens,
+        after_tokens=after,
+        compacted_tokens=plan.compacted_tokens,
+        error=errors,
+    )
+
+
+def _store(row: Compaction, *, status: str, started: float, **fields: Any) -> None:
+    """Write the final state of a compaction row (inside the apply transaction)."""
+    for name, value in fields.items():
+        setattr(row, name, value)
+    row.status = status
+    row.finished_at = timezone.now()
+    row.duration_ms = int((time.monotonic() - started) * 1000)
+    row.save()
 
 
 def _iso_now() -> str:
     from timeline_app.services import iso_now
 
     return iso_now()
+
+
+# ---------------------------------------------------------------- background work
+
+
+def background_settings(settings: RenderSettings, *, soft_threshold: float) -> RenderSettings:
+    """A background compaction plans against the soft threshold (never above the hard one), so it
+    runs before a render would have to compact and leaves the context well under it."""
+    return replace(settings, threshold=min(soft_threshold, settings.threshold))
+
+
+def timeline_compact(
+    *, timeline_id: int, trigger: str, force: bool = False, task_id: str = ""
+) -> CompactionOutcome:
+    """The compact task's work: a background run plans against the soft threshold, a manual one
+    against the conversation's own threshold (like ``POST …/compact/`` with ``wait``)."""
+    from django.conf import settings as django_settings
+
+    if trigger not in Compaction.Trigger.values:
+        raise ValueError(f"unknown compaction trigger {trigger!r}")
+    timeline = Timeline.objects.select_related("conversation").filter(pk=timeline_id).first()
+    if timeline is None:
+        return CompactionOutcome(status="skipped", error="timeline gone")
+    settings = resolve_settings(timeline.conversation.settings)
+    if trigger == Compaction.Trigger.BACKGROUND:
+        settings = background_settings(settings, soft_threshold=django_settings.TIMELINE_SOFT_THRESHOLD)
+    return compaction_run(timeline=timeline, settings=settings, trigger=trigger, force=force, task_id=task_id)
+
+
+_EFFECTIVE_TOKENS = Case(
+    When(hidden=True, then=F("replacement_tokens")), default=F("tokens"), output_field=IntegerField()
+)
+
+
+@dataclass(frozen=True)
+class TimelineLoad:
+    timeline_id: int
+    visible_tokens: int
+    soft_limit: int
+
+
+def timelines_past_soft_threshold(
+    *, now: datetime, active_within: timedelta, soft_threshold: float
+) -> Iterator[TimelineLoad]:
+    """Timelines of conversations active within ``active_within`` whose visible tokens exceed
+    ``min(soft_threshold, threshold) × max_tokens`` (their conversation's settings).
+
+    One query: the visible tokens are summed in the database per timeline (the window from the
+    latest summary's first retained block, plus that summary), never by loading blocks. Left out:
+    timelines with a compaction running, and those whose last compaction was rejected or failed
+    with no activity since (it would only be rejected again).
+    """
+    compactions = Compaction.objects.filter(timeline=OuterRef("pk"))
+    latest = compactions.filter(status=Compaction.Status.APPLIED).order_by("-id")
+    unchanged_since_failure = compactions.filter(
+        status__in=[Compaction.Status.REJECTED, Compaction.Status.FAILED],
+        started_at__gte=OuterRef("conversation__last_activity_at"),
+    )
+    window_tokens = (
+        Block.objects.filter(timeline=OuterRef("pk"), seq__gte=OuterRef("start_seq"))
+        .exclude(type=b.SUMMARY)
+        .order_by()
+        .values("timeline")
+        .annotate(total=Sum(_EFFECTIVE_TOKENS))
+        .values("total")
+    )
+    summary_tokens = Case(
+        When(summary_block__hidden=True, then=F("summary_block__replacement_tokens")),
+        default=F("summary_block__tokens"),
+        output_field=IntegerField(),
+    )
+    rows = (
+        Timeline.objects.filter(conversation__last_activity_at__gte=now - active_within)
+        .exclude(Exists(compactions.filter(status=Compaction.Status.RUNNING)))
+        .exclude(Exists(unchanged_since_failure))
+        .annotate(
+            retained_from=Subquery(latest.values("first_retained_seq")[:1]),
+            summary_seq=Subquery(latest.values("summary_block__seq")[:1]),
+            summary_tokens=Subquery(latest.annotate(t=summary_tokens).values("t")[:1]),
+        )
+        .annotate(start_seq=Greatest(F("view_start_seq"), Coalesce(F("retained_from"), Value(0))))
+        .annotate(window_tokens=Coalesce(Subquery(window_tokens), Value(0)))
+        .order_by("pk")
+        .values_list(
+            "pk", "view_start_seq", "summary_seq", "summary_tokens", "window_tokens", "conversation__settings"
+        )
+    )
+    for pk, view_start, summary_seq, summary_tok, window_tok, overrides in rows.iterator(chunk_size=500):
+        try:
+            settings = resolve_settings(overrides)
+        except (SettingsError, TypeError):
+            logger.warning("timeline %s: conversation settings unusable, not swept", pk)
+            continue
+        visible = int(window_tok) + (
+            int(summary_tok or 0) if summary_seq is not None and summary_seq >= view_start else 0
+        )
+        limit = background_settings(settings, soft_threshold=soft_threshold).compaction_limit
+        if visible > limit:
+            yield TimelineLoad(timeline_id=pk, visible_tokens=visible, soft_limit=limit)
+
+
+def compaction_sweep(
+    *, now: datetime, active_within: timedelta, soft_threshold: float, expires: float | None = None
+) -> list[int]:
+    """Enqueue a background compaction for every timeline past the soft threshold (the beat job).
+
+    ``expires`` drops a queued task that no worker started in time (the next sweep enqueues again).
+    """
+    from compaction.tasks import compact_timeline
+
+    due = [
+        load.timeline_id
+        for load in timelines_past_soft_threshold(
+            now=now, active_within=active_within, soft_threshold=soft_threshold
+        )
+    ]
+    for timeline_id in due:
+        compact_timeline.apply_async(args=(timeline_id, Compaction.Trigger.BACKGROUND), expires=expires)
+    if due:
+        logger.info("compaction sweep: %d timeline(s) past the soft threshold enqueued", len(due))
+    return due

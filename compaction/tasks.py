@@ -1,25 +1,56 @@
-"""Celery tasks: thin, ids in, the service does the work."""
+"""Celery tasks: thin, ids in, the service does the work (docs/background.md).
+
+``compact_timeline`` is acknowledged late: a worker that dies mid-run leaves the task unacked, the
+broker redelivers it (Redis: after the visibility timeout) and the redelivered run, carrying the
+same task id, takes over the dead run's claim. Running it twice, or alongside another compaction
+of the same timeline, is harmless: the second run finds nothing to do (``skipped``) or the claim
+taken (``busy``).
+"""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
-from celery import shared_task
+from celery import Task, shared_task
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
+from django.utils import timezone
 
-from compaction.services import compaction_run
-from timeline_app.models import Compaction, Timeline
-from timeline_app.rendering.settings import resolve_settings
+from compaction.services import compaction_sweep, timeline_compact
+from timeline_app.models import Compaction
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=False)
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    ignore_result=False,
+    # The database went away for a moment: try again later (same task id, so it can take its
+    # claim over if the failed attempt could not release it).
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=True,
+    retry_jitter=True,
+    max_retries=3,
+)
 def compact_timeline(
-    timeline_id: int, trigger: str = Compaction.Trigger.BACKGROUND, force: bool = False
+    self: Task, timeline_id: int, trigger: str = Compaction.Trigger.BACKGROUND, force: bool = False
 ) -> dict[str, Any]:
-    """Compact one timeline. Idempotent: a run that finds nothing to do, or another run in flight,
-    is a no-op (``skipped`` / ``busy``)."""
-    timeline = Timeline.objects.select_related("conversation").filter(pk=timeline_id).first()
-    if timeline is None:
-        return {"status": "skipped", "reason": "timeline gone"}
-    settings = resolve_settings(timeline.conversation.settings)
-    outcome = compaction_run(timeline=timeline, settings=settings, trigger=trigger, force=force)
-    return outcome.as_dict()
+    """Compact one timeline (``trigger``: background from the sweep, manual from the API)."""
+    outcome = timeline_compact(
+        timeline_id=timeline_id, trigger=trigger, force=force, task_id=self.request.id or ""
+    )
+    return {**outcome.as_dict(), "compaction_id": outcome.compaction_id}
+
+
+@shared_task(ignore_result=True)
+def sweep_compactions(active_within_seconds: int = 3600) -> int:
+    """The beat job: enqueue ``compact_timeline`` for every recently active timeline whose visible
+    tokens passed ``TIMELINE_SOFT_THRESHOLD × max_tokens``. Returns how many were enqueued."""
+    due = compaction_sweep(
+        now=timezone.now(),
+        active_within=timedelta(seconds=active_within_seconds),
+        soft_threshold=settings.TIMELINE_SOFT_THRESHOLD,
+        expires=settings.TIMELINE_SWEEP_INTERVAL_SECONDS * 5,
+    )
+    return len(due)

@@ -1,4 +1,9 @@
-"""The Celery app. Eager (in-process) in the embedded mode, a Redis broker in production."""
+"""The Celery app. Eager (in-process) in the embedded mode, a Redis broker in production.
+
+Configured from Django settings (``CELERY_*``, including the beat schedule); tasks are found in
+each app's ``tasks.py``. Run ``celery -A config worker`` and ``celery -A config beat``
+(docs/background.md).
+"""
 
 import os
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.contrib import admin
 from django.contrib.admin.utils import quote
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
@@ -26,12 +27,17 @@ from timeline_app import admin_selectors, admin_views, roles
 from timeline_app.models import ApiKey, Block, Compaction, Conversation, Tenant
 from timeline_app.rendering import blocks as b
 
+if TYPE_CHECKING:
+    ModelAdmin = admin.ModelAdmin[Any]
+else:
+    ModelAdmin = admin.ModelAdmin
+
 admin.site.site_header = "Timeline service"
 admin.site.site_title = "Timeline service admin"
 admin.site.index_title = "Conversations, timelines and compactions"
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(ModelAdmin):
     """View only, for every user including superusers: stored blocks are never edited here."""
 
     show_full_result_count = False
@@ -68,7 +74,7 @@ class HasHiddenBlocksFilter(admin.SimpleListFilter):
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
         return [("yes", "Has hidden blocks"), ("no", "No hidden blocks")]
 
-    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         if self.value() in {"yes", "no"}:
             return admin_selectors.conversations_with_hidden_blocks(queryset, present=self.value() == "yes")
         return queryset
@@ -81,7 +87,7 @@ class CompactionFailedFilter(admin.SimpleListFilter):
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
         return [("last", "Last attempt failed"), ("any", "Any attempt failed")]
 
-    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         if self.value() in {"last", "any"}:
             return admin_selectors.conversations_with_failed_compaction(
                 queryset, last_only=self.value() == "last"
@@ -97,7 +103,7 @@ class ActivityFilter(admin.SimpleListFilter):
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
         return [("1h", "In the last hour"), ("1d", "In the last day"), ("7d", "In the last 7 days")]
 
-    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         window = self.WINDOWS.get(self.value() or "")
         if window is None:
             return queryset
@@ -125,7 +131,7 @@ class BlockTypeFilter(admin.SimpleListFilter):
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
         return [(t, t) for t in self.TYPES]
 
-    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         return queryset.filter(type=self.value()) if self.value() else queryset
 
 
@@ -141,7 +147,7 @@ class ConversationAdmin(ReadOnlyAdmin):
         "turns",
         "blocks",
         "visible_tokens",
-        "last_activity_at",
+        "last_activity",
         "compactions",
         "last_compaction",
     )
@@ -166,32 +172,38 @@ class ConversationAdmin(ReadOnlyAdmin):
 
     @admin.display(description="turns")
     def turns(self, obj: Conversation) -> int:
-        return obj.turn_count  # type: ignore[attr-defined]
+        return int(getattr(obj, "turn_count", 0) or 0)
 
     @admin.display(description="blocks")
     def blocks(self, obj: Conversation) -> int:
-        return obj.block_count  # type: ignore[attr-defined]
+        return int(getattr(obj, "block_count", 0) or 0)
 
-    @admin.display(description="visible tokens (main)")
+    @admin.display(description="last activity (UTC)", ordering="last_activity_at")
+    def last_activity(self, obj: Conversation) -> str:
+        return obj.last_activity_at.strftime("%Y-%m-%d %H:%M")
+
+    @admin.display(description="visible tokens")
     def visible_tokens(self, obj: Conversation) -> int:
-        return obj.visible_tokens  # type: ignore[attr-defined]
+        return int(getattr(obj, "visible_tokens", 0) or 0)
 
     @admin.display(description="compactions")
     def compactions(self, obj: Conversation) -> int:
-        return obj.compaction_count  # type: ignore[attr-defined]
+        return int(getattr(obj, "compaction_count", 0) or 0)
 
     @admin.display(description="last compaction")
     def last_compaction(self, obj: Conversation) -> str:
-        return _status_badge(obj.last_compaction_status)  # type: ignore[attr-defined]
+        return _status_badge(getattr(obj, "last_compaction_status", None))
 
-    @admin.action(description="Compact the main context of the selected conversations", permissions=["compact"])
+    @admin.action(
+        description="Compact the main context of the selected conversations", permissions=["compact"]
+    )
     def compact_selected(self, request: HttpRequest, queryset: QuerySet[Conversation]) -> None:
         admin_views.compact_conversations(self, request, queryset[:20])
 
     def get_urls(self) -> list[URLPattern]:
         def wrap(view: Any, name: str) -> URLPattern:
             def bound(request: HttpRequest, object_id: str) -> HttpResponse:
-                return view(self, request, object_id)
+                return cast(HttpResponse, view(self, request, object_id))
 
             return path(
                 f"<path:object_id>/{name}/",
@@ -207,11 +219,15 @@ class ConversationAdmin(ReadOnlyAdmin):
         ]
 
     def change_view(
-        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
     ) -> HttpResponse:
         """The conversation page is its timeline; nothing about a conversation is edited here."""
-        if request.method != "GET":
-            return HttpResponse(status=405, headers={"Allow": "GET"})
+        if request.method not in {"GET", "HEAD"}:
+            raise PermissionDenied("conversations are not edited in the admin")
         return admin_views.conversation_page(self, request, object_id, extra_context)
 
 
@@ -282,7 +298,10 @@ class BlockAdmin(ReadOnlyAdmin):
             rest = {k: v for k, v in obj.meta.items() if k != "compaction_digest"}
             return render_to_string(
                 "admin/timeline_app/_digest.html",
-                {"digest": digest, "meta_json": json.dumps(rest, indent=2, sort_keys=True, ensure_ascii=False)},
+                {
+                    "digest": digest,
+                    "meta_json": json.dumps(rest, indent=2, sort_keys=True, ensure_ascii=False),
+                },
             )
         return format_html(
             '<pre class="tl-pre">{}</pre>', json.dumps(obj.meta, indent=2, sort_keys=True, ensure_ascii=False)
@@ -393,7 +412,7 @@ class CompactionAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Tenant)
-class TenantAdmin(admin.ModelAdmin):
+class TenantAdmin(ModelAdmin):
     list_display = ("name", "created_at", "conversations")
     search_fields = ("name",)
     ordering = ("name",)
@@ -404,7 +423,11 @@ class TenantAdmin(admin.ModelAdmin):
 
     @admin.display(description="conversations")
     def conversations(self, obj: Tenant) -> str:
-        url = reverse("admin:timeline_app_conversation_changelist") + "?" + urlencode({"tenant__id__exact": obj.pk})
+        url = (
+            reverse("admin:timeline_app_conversation_changelist")
+            + "?"
+            + urlencode({"tenant__id__exact": obj.pk})
+        )
         return format_html('<a href="{}">browse</a>', url)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from django.core.paginator import Page, Paginator
 from django.db.models import (
@@ -44,7 +45,7 @@ _EFFECTIVE_TOKENS = Case(
 )
 
 
-def _count(queryset: QuerySet, group_by: str) -> Subquery:
+def _count(queryset: QuerySet[Any], group_by: str) -> Subquery:
     """``COUNT(*)`` of a correlated queryset as a scalar subquery."""
     return Subquery(
         queryset.order_by().values(group_by).annotate(n=Count("pk")).values("n")[:1],
@@ -103,7 +104,9 @@ def timelines_with_visible_tokens() -> QuerySet[Timeline]:
 def conversation_admin_list() -> QuerySet[Conversation]:
     """The admin list: one query for a page of conversations with every column annotated."""
     of_conversation = {"timeline__conversation": OuterRef("pk")}
-    main = timelines_with_visible_tokens().filter(conversation=OuterRef("pk"), name=Timeline.DEFAULT_NAME)
+    main: QuerySet[Any] = timelines_with_visible_tokens().filter(
+        conversation=OuterRef("pk"), name=Timeline.DEFAULT_NAME
+    )
     compactions = Compaction.objects.filter(**of_conversation)
     return Conversation.objects.select_related("tenant").annotate(
         turn_count=Coalesce(
@@ -128,19 +131,26 @@ def conversation_admin_list() -> QuerySet[Conversation]:
     )
 
 
-def conversations_with_hidden_blocks(queryset: QuerySet[Conversation], *, present: bool) -> QuerySet:
+def conversations_with_hidden_blocks(
+    queryset: QuerySet[Conversation], *, present: bool
+) -> QuerySet[Conversation]:
     hidden = Exists(Block.objects.filter(timeline__conversation=OuterRef("pk"), hidden=True))
     return queryset.filter(hidden if present else ~hidden)
 
 
-def conversations_with_failed_compaction(queryset: QuerySet[Conversation], *, last_only: bool) -> QuerySet:
+def conversations_with_failed_compaction(
+    queryset: QuerySet[Conversation], *, last_only: bool
+) -> QuerySet[Conversation]:
     if last_only:
-        return queryset.filter(last_compaction_status=Compaction.Status.FAILED)
+        # ``last_compaction_status`` is annotated by conversation_admin_list().
+        return queryset.filter(**{"last_compaction_status": Compaction.Status.FAILED})
     failed = Compaction.objects.filter(timeline__conversation=OuterRef("pk"), status=Compaction.Status.FAILED)
     return queryset.filter(Exists(failed))
 
 
-def conversations_active_since(queryset: QuerySet[Conversation], *, since: datetime) -> QuerySet:
+def conversations_active_since(
+    queryset: QuerySet[Conversation], *, since: datetime
+) -> QuerySet[Conversation]:
     return queryset.filter(last_activity_at__gte=since)
 
 
@@ -149,7 +159,7 @@ def conversations_active_since(queryset: QuerySet[Conversation], *, since: datet
 
 def conversation_contexts(*, conversation: Conversation) -> list[Timeline]:
     """The conversation's named contexts with block count and visible tokens, ``main`` first."""
-    contexts = list(
+    contexts: list[Timeline] = list(
         timelines_with_visible_tokens()
         .filter(conversation=conversation)
         .annotate(block_count=F("next_seq") - 1)
@@ -183,7 +193,7 @@ class TurnRow:
     blocks: list[Block] = field(default_factory=list)
 
 
-def timeline_turns_page(*, timeline: Timeline, page: int | str | None, per_page: int) -> Page:
+def timeline_turns_page(*, timeline: Timeline, page: int | str | None, per_page: int) -> Page[dict[str, Any]]:
     """A page of the timeline's turns, ordered by their first block (two queries: count, page).
 
     Turns are the distinct ``turn_id`` values (blocks written outside any turn form the turn

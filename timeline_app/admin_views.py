@@ -20,12 +20,11 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connections
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.functional import cached_property
 from django.utils.http import urlencode
-from django.views.decorators.http import require_POST
 
 from timeline_app import admin_selectors, roles
 from timeline_app.models import Block, Compaction, Conversation, Timeline
@@ -40,10 +39,16 @@ logger = logging.getLogger(__name__)
 TURNS_PER_PAGE = 20
 BLOCKS_PER_TURN = 200
 DIGEST_ROWS = 100
-LIST_PREVIEW = 100
+PREVIEW_CHARS = 160
 
 
-class EstimatedCountPaginator(Paginator):
+if TYPE_CHECKING:
+    _Paginator = Paginator[Any]
+else:
+    _Paginator = Paginator
+
+
+class EstimatedCountPaginator(_Paginator):
     """A paginator for huge tables: on PostgreSQL an unfiltered list uses the planner's row
     estimate instead of ``COUNT(*)`` (the admin then shows "about N"); filtered lists count."""
 
@@ -51,7 +56,7 @@ class EstimatedCountPaginator(Paginator):
 
     @cached_property
     def count(self) -> int:
-        queryset = self.object_list
+        queryset: Any = self.object_list
         query = getattr(queryset, "query", None)
         if query is not None and not query.where:
             connection = connections[queryset.db]
@@ -246,7 +251,7 @@ def _block_row(block: Block, *, view_start_seq: int) -> BlockRow:
         path=block.path,
         mime=block.mime,
         tokens=block.tokens,
-        preview=preview(head),
+        preview=preview(head, PREVIEW_CHARS),
         hidden=block.hidden,
         hidden_reason=block.hidden_reason,
         replacement_text=block.replacement_text,
@@ -289,7 +294,9 @@ def build_sections(
                 parts.append((key, [block]))
         if not parts:
             parts = [(len(panels), [])]
-        prompt = next((preview(getattr(x, "text_head", ""), 140) for x in turn_blocks if x.type == b.USER_PROMPT), "")
+        prompt = next(
+            (preview(getattr(x, "text_head", ""), 140) for x in turn_blocks if x.type == b.USER_PROMPT), ""
+        )
         started = next((x.ts for x in turn_blocks if x.ts), "")
         shown = len(turn_blocks)
         for index, (key, part_blocks) in enumerate(parts):
@@ -328,12 +335,18 @@ def _context_switch_links(conversation: Conversation, contexts: list[Timeline]) 
 
 
 def conversation_page(
-    model_admin: ModelAdmin, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
+    model_admin: ModelAdmin[Any],
+    request: HttpRequest,
+    object_id: str,
+    extra_context: dict[str, Any] | None = None,
 ) -> HttpResponse:
     """The conversation read like its timeline, one page of turns at a time."""
     conversation = Conversation.objects.select_related("tenant").filter(pk=_int(unquote(object_id))).first()
     if conversation is None:
-        return model_admin._get_obj_does_not_exist_redirect(request, model_admin.opts, object_id)
+        redirect: HttpResponse = model_admin._get_obj_does_not_exist_redirect(  # type: ignore[attr-defined]
+            request, model_admin.opts, object_id
+        )
+        return redirect
     if not model_admin.has_view_or_change_permission(request, conversation):
         raise PermissionDenied
     contexts = admin_selectors.conversation_contexts(conversation=conversation)
@@ -417,7 +430,7 @@ def _int(value: str) -> int:
 
 
 def _conversation_and_timeline(
-    model_admin: ModelAdmin, request: HttpRequest, object_id: str
+    model_admin: ModelAdmin[Any], request: HttpRequest, object_id: str
 ) -> tuple[Conversation, Timeline]:
     conversation = Conversation.objects.select_related("tenant").filter(pk=_int(unquote(object_id))).first()
     if conversation is None:
@@ -441,7 +454,7 @@ def _flag(request: HttpRequest, name: str, default: bool) -> bool:
     return request.GET.get(name) in {"1", "on", "true"}
 
 
-def render_preview_page(model_admin: ModelAdmin, request: HttpRequest, object_id: str) -> HttpResponse:
+def render_preview_page(model_admin: ModelAdmin[Any], request: HttpRequest, object_id: str) -> HttpResponse:
     """What the agent would get if it rendered now, as a dry run that persists nothing."""
     from timeline_app.rendering.pipeline import RenderOptions
     from timeline_app.services.render import timeline_render
@@ -519,12 +532,16 @@ def _compact(timeline: Timeline) -> tuple[int, str]:
         "busy": "another compaction is running",
         "rejected": "the summary would not have reduced the visible tokens",
     }
-    return messages.WARNING, f"No compaction of “{timeline.name}”: {reasons.get(outcome.status, outcome.status)}."
+    return (
+        messages.WARNING,
+        f"No compaction of “{timeline.name}”: {reasons.get(outcome.status, outcome.status)}.",
+    )
 
 
-@require_POST
-def compact_action(model_admin: ModelAdmin, request: HttpRequest, object_id: str) -> HttpResponse:
+def compact_action(model_admin: ModelAdmin[Any], request: HttpRequest, object_id: str) -> HttpResponse:
     """POST only (CSRF via ``admin_view``); operators and superusers only (403 otherwise)."""
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
     if not roles.can_compact(request.user):
         raise PermissionDenied
     conversation, timeline = _conversation_and_timeline(model_admin, request, object_id)
@@ -534,7 +551,7 @@ def compact_action(model_admin: ModelAdmin, request: HttpRequest, object_id: str
     return HttpResponseRedirect(conversation_url(conversation, context=timeline.name))
 
 
-def compact_conversations(model_admin: ModelAdmin, request: HttpRequest, queryset: Any) -> None:
+def compact_conversations(model_admin: ModelAdmin[Any], request: HttpRequest, queryset: Any) -> None:
     """The list action: compact the ``main`` context of each selected conversation."""
     timelines = Timeline.objects.filter(
         conversation__in=queryset.values("pk"), name=Timeline.DEFAULT_NAME
@@ -545,7 +562,7 @@ def compact_conversations(model_admin: ModelAdmin, request: HttpRequest, queryse
         model_admin.log_change(request, timeline.conversation, "Triggered a compaction of context “main”.")
 
 
-def export_download(model_admin: ModelAdmin, request: HttpRequest, object_id: str) -> HttpResponse:
+def export_download(model_admin: ModelAdmin[Any], request: HttpRequest, object_id: str) -> HttpResponse:
     """Download the context as ``conv.timeline.v1`` JSON; operators and superusers only."""
     if not roles.can_export(request.user):
         raise PermissionDenied

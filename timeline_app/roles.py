@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group, Permission
+from django.contrib.auth.models import AbstractUser, AnonymousUser, Group, Permission
 from django.contrib.contenttypes.models import ContentType
 from django.db import DEFAULT_DB_ALIAS
 
@@ -58,9 +58,9 @@ def create_roles_after_migrate(sender: Any, using: str = DEFAULT_DB_ALIAS, **kwa
     ensure_roles(using=using)
 
 
-def can_compact(user: AbstractBaseUser | AnonymousUser) -> bool:
+def can_compact(user: AbstractUser | AnonymousUser) -> bool:
     return user.is_active and user.has_perm(f"{APP_LABEL}.{COMPACT}")
 
 
-def can_export(user: AbstractBaseUser | AnonymousUser) -> bool:
+def can_export(user: AbstractUser | AnonymousUser) -> bool:
     return user.is_active and user.has_perm(f"{APP_LABEL}.{EXPORT}")

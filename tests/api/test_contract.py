@@ -17,7 +17,11 @@ B64 = base64.b64encode(b"hello").decode()
 def state() -> tuple:
     return (
         list(Conversation.objects.order_by("id").values_list("public_id", "title", "settings")),
-        list(Timeline.objects.order_by("id").values_list("name", "next_seq", "view_start_seq", "cache_last_touch_at")),
+        list(
+            Timeline.objects.order_by("id").values_list(
+                "name", "next_seq", "view_start_seq", "cache_last_touch_at"
+            )
+        ),
         list(Block.objects.order_by("id").values_list("seq", "type", "text", "hidden", "replacement_text")),
         list(Source.objects.order_by("id").values_list("sid", "url", "title", "text")),
         Compaction.objects.count(),
@@ -52,9 +56,21 @@ WRITES: list[tuple[str, str, object]] = [
     ("/c1/turns/", "prompt not a string", {"prompt": ["x"]}),
     ("/c1/turns/", "bad turn id", {"prompt": "x", "turn_id": "no spaces allowed"}),
     ("/c1/turns/", "attachment without mime", {"prompt": "x", "attachments": [{"name": "a"}]}),
-    ("/c1/turns/", "attachment invalid base64", {"prompt": "x", "attachments": [{"name": "a", "mime": "image/png", "base64": "%%"}]}),
-    ("/c1/turns/", "attachment name with slash", {"prompt": "x", "attachments": [{"name": "../a", "mime": "text/plain"}]}),
-    ("/c1/turns/", "duplicate attachment names", {"prompt": "x", "attachments": [{"name": "a", "mime": "text/plain"}] * 2}),
+    (
+        "/c1/turns/",
+        "attachment invalid base64",
+        {"prompt": "x", "attachments": [{"name": "a", "mime": "image/png", "base64": "%%"}]},
+    ),
+    (
+        "/c1/turns/",
+        "attachment name with slash",
+        {"prompt": "x", "attachments": [{"name": "../a", "mime": "text/plain"}]},
+    ),
+    (
+        "/c1/turns/",
+        "duplicate attachment names",
+        {"prompt": "x", "attachments": [{"name": "a", "mime": "text/plain"}] * 2},
+    ),
     ("/c1/render/", "malformed json", b"[}"),
     ("/c1/render/", "unknown format", {"format": "yaml"}),
     ("/c1/render/", "negative max_tokens", {"max_tokens": -5}),
@@ -74,8 +90,20 @@ WRITES: list[tuple[str, str, object]] = [
     ("/import/", "wrong version", {"version": 2, "blocks": []}),
     ("/import/", "version as string", {"version": "1", "blocks": []}),
     ("/import/", "blocks not a list", {"version": 1, "blocks": {}}),
-    ("/import/", "duplicate seq", {"version": 1, "blocks": [{"seq": 1, "type": "x"}, {"seq": 1, "type": "y"}]}),
-    ("/import/", "summary seq not a summary", {"version": 1, "blocks": [{"seq": 1, "type": "x"}], "compactions": [{"summary_seq": 1, "first_retained_seq": 1}]}),
+    (
+        "/import/",
+        "duplicate seq",
+        {"version": 1, "blocks": [{"seq": 1, "type": "x"}, {"seq": 1, "type": "y"}]},
+    ),
+    (
+        "/import/",
+        "summary seq not a summary",
+        {
+            "version": 1,
+            "blocks": [{"seq": 1, "type": "x"}],
+            "compactions": [{"summary_seq": 1, "first_retained_seq": 1}],
+        },
+    ),
     ("/import/", "bad settings", {"version": 1, "blocks": [], "settings": {"nope": 1}}),
     ("/c1/contexts/attempt_a/blocks/", "invalid base64", {"blocks": [{"type": "x", "base64": "!"}]}),
     ("/missing/blocks/", "unknown conversation", {"blocks": [{"type": "x"}]}),
@@ -104,7 +132,10 @@ def test_bad_input_gets_a_4xx_json_error_and_changes_nothing(owner, seeded, endp
         ("/c1/blocks/", {"blocks": [{"type": "x", "base64": B64}]}),
         ("/c1/turns/", {"prompt": "y" * 51}),
         ("/c1/turns/", {"prompt": "x", "attachments": [{"name": "a", "mime": "image/png", "base64": B64}]}),
-        ("/c1/turns/", {"prompt": "x", "attachments": [{"name": "a", "mime": "text/plain", "text": "y" * 51}]}),
+        (
+            "/c1/turns/",
+            {"prompt": "x", "attachments": [{"name": "a", "mime": "text/plain", "text": "y" * 51}]},
+        ),
     ],
 )
 def test_oversize_text_and_attachments_are_rejected(owner, seeded, endpoint, body):
@@ -153,9 +184,27 @@ def test_collection_endpoints_need_a_key(anonymous, seeded):
 
 def test_replaying_writes_creates_nothing_new(owner, seeded):
     writes = [
-        ("/c1/blocks/", {"blocks": [{"type": "react.notes", "text": "a", "id": "n1"}, {"type": "react.notes", "text": "b", "id": "n2"}]}),
-        ("/c1/turns/", {"turn_id": "turn_2", "prompt": "again", "attachments": [{"name": "a.txt", "mime": "text/plain", "text": "t"}]}),
-        ("/c1/sources/", {"sources": [{"url": "https://a.example", "title": "A"}, {"url": "https://c.example"}]}),
+        (
+            "/c1/blocks/",
+            {
+                "blocks": [
+                    {"type": "react.notes", "text": "a", "id": "n1"},
+                    {"type": "react.notes", "text": "b", "id": "n2"},
+                ]
+            },
+        ),
+        (
+            "/c1/turns/",
+            {
+                "turn_id": "turn_2",
+                "prompt": "again",
+                "attachments": [{"name": "a.txt", "mime": "text/plain", "text": "t"}],
+            },
+        ),
+        (
+            "/c1/sources/",
+            {"sources": [{"url": "https://a.example", "title": "A"}, {"url": "https://c.example"}]},
+        ),
         ("/c1/hide/", {"path": "ar:turn_1.user.prompt", "replacement_text": "[hidden]"}),
     ]
     first = [owner.post(f"{C}{endpoint}", body).json() for endpoint, body in writes]

@@ -21,7 +21,14 @@ def test_export_import_round_trip_loses_nothing(owner, conversation):
     add_turns(timeline, 8)
     owner.post(f"{C}/c1/sources/", {"sources": [{"url": "https://a.example", "title": "A", "text": "alpha"}]})
     owner.post(f"{C}/c1/hide/", {"path": "tc:turn_8.tc_8x0.result", "replacement_text": "[hidden by agent]"})
-    owner.post(f"{C}/c1/turns/", {"turn_id": "turn_bin", "prompt": "see", "attachments": [{"name": "x.png", "mime": "image/png", "base64": "iVBORw0KGgo="}]})
+    owner.post(
+        f"{C}/c1/turns/",
+        {
+            "turn_id": "turn_bin",
+            "prompt": "see",
+            "attachments": [{"name": "x.png", "mime": "image/png", "base64": "iVBORw0KGgo="}],
+        },
+    )
     owner.post(f"{C}/c1/render/", {})
     assert Compaction.objects.filter(status="applied").exists()
 
@@ -34,8 +41,12 @@ def test_export_import_round_trip_loses_nothing(owner, conversation):
 
     again = owner.get(f"{C}/copy/timeline/").json()
     assert comparable(again) == comparable(exported)
-    original = owner.post(f"{C}/c1/render/", {"format": "text", "include_sources": True, "now": "2030-01-01T00:00:00Z"}).json()
-    copy = owner.post(f"{C}/copy/render/", {"format": "text", "include_sources": True, "now": "2030-01-01T00:00:00Z"}).json()
+    original = owner.post(
+        f"{C}/c1/render/", {"format": "text", "include_sources": True, "now": "2030-01-01T00:00:00Z"}
+    ).json()
+    copy = owner.post(
+        f"{C}/copy/render/", {"format": "text", "include_sources": True, "now": "2030-01-01T00:00:00Z"}
+    ).json()
     assert copy["debug"] == original["debug"]
     assert owner.get(f"{C}/copy/").json()["started_at"] == owner.get(f"{C}/c1/").json()["started_at"]
 
@@ -52,9 +63,13 @@ def test_visible_window_export_keeps_only_the_post_summary_window(owner, convers
 
 
 def test_sources_merge_by_url_keeps_sids_and_range_paths_read_them(owner, conversation):
-    first = owner.post(f"{C}/c1/sources/", {"sources": [{"url": "https://a"}, {"url": "https://b", "title": "B"}]}).json()
+    first = owner.post(
+        f"{C}/c1/sources/", {"sources": [{"url": "https://a"}, {"url": "https://b", "title": "B"}]}
+    ).json()
     assert [(s["sid"], s["url"]) for s in first["sources_pool"]] == [(1, "https://a"), (2, "https://b")]
-    merged = owner.post(f"{C}/c1/sources/", {"sources": [{"url": "https://c"}, {"url": "https://a", "title": "A!"}]}).json()
+    merged = owner.post(
+        f"{C}/c1/sources/", {"sources": [{"url": "https://c"}, {"url": "https://a", "title": "A!"}]}
+    ).json()
     assert [(s["sid"], s["url"], s["title"]) for s in merged["sources_pool"]] == [
         (1, "https://a", "A!"),
         (2, "https://b", "B"),
