@@ -244,14 +244,8 @@ class CompactIn(StrictSerializer):
     system_tokens = StrictIntegerField(required=False, min_value=0, max_value=10_000_000, default=0)
 
 
-class CompactResultOut(serializers.Serializer):  # type: ignore[type-arg]
+class CompactResultOut(CompactionOut):
     status = serializers.ChoiceField(choices=["applied", "rejected", "skipped", "busy"])
-    summary_path = serializers.CharField()
-    covered_turn_ids = serializers.ListField(child=serializers.CharField())
-    split_turn_id = serializers.CharField(allow_null=True)
-    before_tokens = serializers.IntegerField()
-    after_tokens = serializers.IntegerField()
-    compacted_tokens = serializers.IntegerField()
 
 
 class CompactQueuedOut(serializers.Serializer):  # type: ignore[type-arg]

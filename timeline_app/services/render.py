@@ -134,17 +134,9 @@ def timeline_render(
         window = preview if preview is not None else window
     elif wanted:
         trigger = Compaction.Trigger.FORCED if force_sanitize else Compaction.Trigger.RENDER
-        compaction = compaction_run(
-            timeline=timeline,
-            settings=settings,
-            trigger=trigger,
-            force=force_sanitize,
-            system_tokens=system_tokens,
-            summarizer=summarizer,
-        )
-        if compaction.status == "busy" and _over_ceiling(window, system_tokens, settings):
-            _wait_for_running_compaction(timeline=timeline)
-            compaction = compaction_run(
+
+        def compact() -> CompactionOutcome:
+            return compaction_run(
                 timeline=timeline,
                 settings=settings,
                 trigger=trigger,
@@ -152,6 +144,13 @@ def timeline_render(
                 system_tokens=system_tokens,
                 summarizer=summarizer,
             )
+
+        compaction = compact()
+        if compaction.status == "busy" and _over_ceiling(window, system_tokens, settings):
+            # A background compaction is running and this render cannot wait it out: over the
+            # hard ceiling, wait (bounded) for it, then compact again if still needed.
+            _wait_for_running_compaction(timeline=timeline)
+            compaction = compact()
         window = strategy_window(timeline=timeline, window=selectors.visible_window(timeline=timeline))
 
     sources = [
