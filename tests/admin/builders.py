@@ -1,0 +1,126 @@
+"""Conversations for the admin tests, written through the services (and one direct hide)."""
+
+from __future__ import annotations
+
+import json
+
+from compaction.services import compaction_run
+from timeline_app import services
+from timeline_app.models import Block, Compaction, Conversation, Tenant, Timeline
+from timeline_app.rendering import blocks as b
+from timeline_app.services.render import timeline_settings
+
+LOREM = (
+    "The restaurant list was checked against the city's opening hours and the reviews of the last "
+    "twelve months; prices, addresses and the menu card were compared line by line. "
+)
+
+
+def contribute_turns(timeline: Timeline, *, turns: int, prefix: str = "t", start: int = 1) -> None:
+    """``turns`` turns, each: header, prompt, notes, tool call, tool result, completion."""
+    for number in range(start, start + turns):
+        turn_id = f"turn_{prefix}{number:03d}"
+        services.turn_start(timeline=timeline, turn_id=turn_id, prompt=f"Question {number}: {LOREM}")
+        call_id = f"tc_{prefix}{number:03d}"
+        meta = {"tool_id": "web_tools.web_search", "tool_call_id": call_id}
+        services.blocks_append(
+            timeline=timeline,
+            blocks=[
+                services.NewBlock(
+                    type=b.NOTES, author="react", turn_id=turn_id, text="Searching.", meta=dict(meta)
+                ),
+                services.NewBlock(
+                    type=b.TOOL_CALL,
+                    author="react",
+                    turn_id=turn_id,
+                    mime="application/json",
+                    text=json.dumps({"tool_call_id": call_id, "params": {"q": f"query {number}"}}),
+                    meta=dict(meta),
+                ),
+                services.NewBlock(
+                    type=b.TOOL_RESULT,
+                    author="tool",
+                    turn_id=turn_id,
+                    mime="text/markdown",
+                    text=f"Result {number}: {LOREM * 3}",
+                    meta={**meta, "status": "ok"},
+                ),
+                services.NewBlock(
+                    type=b.ASSISTANT_COMPLETION,
+                    author="assistant",
+                    turn_id=turn_id,
+                    text=f"Answer {number}. {LOREM}",
+                ),
+            ],
+        )
+
+
+def hide(timeline: Timeline, *, path: str, text: str = "[pruned: tool output, read it by path]") -> Block:
+    Block.objects.filter(timeline=timeline, path=path).update(
+        hidden=True, replacement_text=text, hidden_reason="ttl", replacement_tokens=8
+    )
+    return Block.objects.get(timeline=timeline, path=path)
+
+
+def compact(timeline: Timeline) -> Compaction:
+    timeline.refresh_from_db()
+    outcome = compaction_run(
+        timeline=timeline, settings=timeline_settings(timeline=timeline), trigger="manual", force=True
+    )
+    assert outcome.status == "applied", outcome
+    return Compaction.objects.select_related("summary_block").get(pk=outcome.compaction_id)
+
+
+def compacted_conversation(
+    tenant: Tenant, *, public_id: str = "conv-compacted", title: str = "Dinner plans", turns: int = 8
+) -> tuple[Conversation, Timeline]:
+    """A conversation whose older turns are compacted: turn 1's tool result was hidden before the
+    compaction (it shows in the digest), turn ``turns``'s tool result is hidden in the visible part."""
+    conversation = services.conversation_create(
+        tenant=tenant, public_id=public_id, title=title, settings={"max_tokens": 4000}
+    )
+    timeline = Timeline.objects.get(conversation=conversation, name="main")
+    contribute_turns(timeline, turns=turns)
+    hide(timeline, path=b.tool_result_path("turn_t001", "tc_t001"))
+    compact(timeline)
+    hide(timeline, path=b.tool_result_path(f"turn_t{turns:03d}", f"tc_t{turns:03d}"))
+    return conversation, timeline
+
+
+def split_turn_conversation(
+    tenant: Tenant, *, public_id: str = "conv-split"
+) -> tuple[Conversation, Timeline]:
+    """One short turn, then one long turn of many tool rounds: a forced compaction cuts inside it."""
+    conversation = services.conversation_create(
+        tenant=tenant, public_id=public_id, title="Split", settings={"max_tokens": 4000}
+    )
+    timeline = Timeline.objects.get(conversation=conversation, name="main")
+    contribute_turns(timeline, turns=1, prefix="s")
+    services.turn_start(timeline=timeline, turn_id="turn_long", prompt="Research everything. " + LOREM)
+    for round_no in range(12):
+        call_id = f"tc_long{round_no:02d}"
+        meta = {"tool_id": "web_tools.fetch_page", "tool_call_id": call_id}
+        services.blocks_append(
+            timeline=timeline,
+            blocks=[
+                services.NewBlock(
+                    type=b.TOOL_CALL,
+                    author="react",
+                    turn_id="turn_long",
+                    mime="application/json",
+                    text=json.dumps({"tool_call_id": call_id, "params": {"page": round_no}}),
+                    meta=dict(meta),
+                ),
+                services.NewBlock(
+                    type=b.TOOL_RESULT,
+                    author="tool",
+                    turn_id="turn_long",
+                    mime="text/markdown",
+                    text=f"Page {round_no}: {LOREM * 2}",
+                    meta={**meta, "status": "ok"},
+                ),
+            ],
+        )
+    compaction = compact(timeline)
+    assert compaction.split_turn_id == "turn_long", compaction.split_turn_id
+    return conversation, timeline

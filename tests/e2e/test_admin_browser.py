@@ -1,0 +1,144 @@
+"""The support admin in a real browser (headless Chromium): a support user logs in, opens a
+compacted conversation, a summary's digest and a hidden block. Screenshots go to tests/artifacts/."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import Group, User
+
+from tests.admin.builders import compacted_conversation
+from timeline_app import roles
+from timeline_app.models import Tenant
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()),
+        reason="needs Debian chromium and chromium-driver (make test installs them)",
+    ),
+]
+
+
+@pytest.fixture
+def browser() -> Iterator[object]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="tl-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,1000",
+        f"--user-data-dir={profile}",
+    ):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.implicitly_wait(5)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def screenshot(driver, name: str) -> Path:
+    """A full-page screenshot (the window grows to the page's height first)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.set_window_size(1400, min(max(int(height), 800), 12000))
+    target = ARTIFACTS / f"{name}.png"
+    assert driver.save_screenshot(str(target)), f"could not save {target}"
+    driver.set_window_size(1400, 1000)
+    return target
+
+
+def element_screenshot(driver, element, name: str) -> Path:
+    """One element, whole (the window grows to the page's height first)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    height = driver.execute_script("return document.documentElement.scrollHeight")
+    driver.set_window_size(1400, min(max(int(height), 800), 12000))
+    target = ARTIFACTS / f"{name}.png"
+    assert element.screenshot(str(target)), f"could not save {target}"
+    driver.set_window_size(1400, 1000)
+    return target
+
+
+def test_support_user_browses_a_compacted_conversation(live_server, browser):
+    from selenium.webdriver.common.by import By
+
+    roles.ensure_roles()
+    user = User.objects.create_user(username="sam", password="sam-password-1", is_staff=True)
+    user.groups.add(Group.objects.get(name=roles.SUPPORT))
+    conversation, _ = compacted_conversation(Tenant.objects.create(name="acme"))
+
+    browser.get(f"{live_server.url}/admin/login/?next=/admin/timeline_app/conversation/")
+    browser.find_element(By.NAME, "username").send_keys("sam")
+    browser.find_element(By.NAME, "password").send_keys("sam-password-1")
+    browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
+
+    # The list, with the conversation and its numbers.
+    assert browser.find_element(By.ID, "result_list")
+    assert "Dinner plans" in browser.page_source
+    screenshot(browser, "admin-01-conversation-list")
+    browser.find_element(By.LINK_TEXT, conversation.public_id).click()
+
+    # The conversation page: compacted turns collapsed under the summary; no operator controls.
+    section = browser.find_element(By.CSS_SELECTOR, "section.tl-compacted")
+    compacted_turns = section.find_element(By.CSS_SELECTOR, "details.tl-compacted-turns")
+    assert compacted_turns.get_attribute("open") is None
+    assert not compacted_turns.find_element(By.CSS_SELECTOR, ".tl-turn").is_displayed()
+    assert not browser.find_elements(By.CSS_SELECTOR, "form.tl-compact-form")
+    assert not browser.find_elements(By.CSS_SELECTOR, "a.tl-export-link")
+    screenshot(browser, "admin-02-conversation")
+
+    # Open the summary's digest: readable tables, the hidden block listed.
+    digest = section.find_element(By.CSS_SELECTOR, "details.tl-digest-details")
+    digest.find_element(By.TAG_NAME, "summary").click()
+    hidden_table = digest.find_element(By.XPATH, ".//h4[starts-with(normalize-space(), 'Hidden blocks')]")
+    assert hidden_table.is_displayed()
+    assert "tc:turn_t001.tc_t001.result" in digest.text
+    compacted_turns.find_element(By.TAG_NAME, "summary").click()
+    assert compacted_turns.find_element(By.CSS_SELECTOR, ".tl-turn").is_displayed()
+    element_screenshot(browser, section, "admin-03-summary-digest-and-compacted-turns")
+
+    # A hidden block in the visible window: reason, replacement text, the original on demand.
+    row = browser.find_element(By.CSS_SELECTOR, "section.tl-compacted ~ .tl-turn tr.tl-hidden")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", row)
+    assert "hidden · ttl" in row.text.lower()
+    assert "Replaced by:" in row.text
+    row.find_element(By.CSS_SELECTOR, "details.tl-hidden-original summary").click()
+    assert "Result 8" in row.text
+    turn = row.find_element(By.XPATH, "./ancestor::div[contains(@class, 'tl-turn')]")
+    element_screenshot(browser, turn, "admin-04-hidden-block-in-its-turn")
+
+    # The hidden block's own page (read-only, no save button).
+    row.find_element(By.CSS_SELECTOR, "td a").click()
+    assert "[pruned: tool output, read it by path]" in browser.page_source
+    assert not browser.find_elements(By.NAME, "_save")
+    screenshot(browser, "admin-05-hidden-block")
+
+    # The render preview with cache points marked.
+    browser.back()
+    browser.find_element(By.CSS_SELECTOR, ".object-tools a[href*='/render/']").click()
+    marks = browser.find_elements(By.CSS_SELECTOR, "pre.tl-render mark")
+    assert marks and marks[0].text.startswith("=>[")
+    screenshot(browser, "admin-06-render-preview")
