@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand
 from timeline_app import services
 from timeline_app.models import Conversation, Tenant, Timeline
 from timeline_app.rendering import blocks as b
+from timeline_app.roles import ensure_roles
 
 DEMO_ID = "demo-wuppertal"
 # A one-page PDF, small enough to ship inline.
@@ -66,17 +67,26 @@ class Command(BaseCommand):
         if not Conversation.objects.filter(tenant=tenant, public_id=DEMO_ID).exists():
             self.load_demo(tenant)
         password = secrets.token_urlsafe(9)
+        support_group, operator_group = ensure_roles()
         user_model = get_user_model()
         user, _ = user_model.objects.get_or_create(username=options["admin_user"])
         user.is_staff = user.is_superuser = True
         user.set_password(password)
         user.save()
+        # Demo logins for the two staff roles (same password): view-only support, and operator.
+        for name, group in (("support", support_group), ("operator", operator_group)):
+            member, _ = user_model.objects.get_or_create(username=name)
+            member.is_staff = True
+            member.set_password(password)
+            member.save()
+            member.groups.set([group])
         _, raw = services.api_key_create(tenant_name="demo", name="make run")
         self.stdout.write("")
         self.stdout.write(f"Demo conversation: {DEMO_ID}")
         self.stdout.write(
             f"Admin:   http://127.0.0.1:8000/admin/  user: {user.username}  password: {password}"
         )
+        self.stdout.write("         (the same password for the users 'support', view only, and 'operator')")
         self.stdout.write(f"API key: {raw}")
         self.stdout.write(
             f'Try:     curl -H "Authorization: Bearer {raw}" http://127.0.0.1:8000/api/v1/conversations/'
