@@ -21,29 +21,17 @@ def contribute_turns(timeline: Timeline, *, turns: int, prefix: str = "t", start
     for number in range(start, start + turns):
         turn_id = f"turn_{prefix}{number:03d}"
         services.turn_start(timeline=timeline, turn_id=turn_id, prompt=f"Question {number}: {LOREM}")
-        call_id = f"tc_{prefix}{number:03d}"
-        meta = {"tool_id": "web_tools.web_search", "tool_call_id": call_id}
         services.blocks_append(
             timeline=timeline,
             blocks=[
-                services.NewBlock(
-                    type=b.NOTES, author="react", turn_id=turn_id, text="Searching.", meta=dict(meta)
-                ),
-                services.NewBlock(
-                    type=b.TOOL_CALL,
-                    author="react",
+                *services.tool_call_blocks(
                     turn_id=turn_id,
-                    mime="application/json",
-                    text=json.dumps({"tool_call_id": call_id, "params": {"q": f"query {number}"}}),
-                    meta=dict(meta),
-                ),
-                services.NewBlock(
-                    type=b.TOOL_RESULT,
-                    author="tool",
-                    turn_id=turn_id,
-                    mime="text/markdown",
-                    text=f"Result {number}: {LOREM * 3}",
-                    meta={**meta, "status": "ok"},
+                    tool_call_id=f"tc_{prefix}{number:03d}",
+                    tool_id="web_tools.web_search",
+                    params={"q": f"query {number}"},
+                    result=f"Result {number}: {LOREM * 3}",
+                    note="Searching.",
+                    result_mime="text/markdown",
                 ),
                 services.NewBlock(
                     type=b.ASSISTANT_COMPLETION,
@@ -82,6 +70,17 @@ def compacted_conversation(
     timeline = Timeline.objects.get(conversation=conversation, name="main")
     contribute_turns(timeline, turns=turns)
     hide(timeline, path=b.tool_result_path("turn_t001", "tc_t001"))
+    # Keep exactly the newest half of the turns, so the cut lands on a turn header (no split).
+    kept_from = Block.objects.get(
+        timeline=timeline, turn_id=f"turn_t{turns // 2 + 1:03d}", type=b.TURN_HEADER
+    ).seq
+    conversation.settings = {
+        "max_tokens": 4000,
+        "keep_recent_tokens": sum(
+            Block.objects.filter(timeline=timeline, seq__gte=kept_from).values_list("tokens", flat=True)
+        ),
+    }
+    conversation.save()
     compact(timeline)
     hide(timeline, path=b.tool_result_path(f"turn_t{turns:03d}", f"tc_t{turns:03d}"))
     return conversation, timeline

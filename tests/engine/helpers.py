@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from timeline_app import services
 from timeline_app.models import Timeline
 from timeline_app.rendering import blocks as b
@@ -23,33 +21,16 @@ def add_turn(
         timeline=timeline, turn_id=turn_id, prompt=prompt or f"Question {number}: find things."
     )
     for call in range(tool_calls):
-        call_id = f"tc_{number}x{call}"
-        meta = {"tool_call_id": call_id, "tool_id": "web_tools.web_search"}
         services.blocks_append(
             timeline=timeline,
-            blocks=[
-                services.NewBlock(
-                    type=b.NOTES, author="react", turn_id=turn_id, text=f"searching {call}", meta=dict(meta)
-                ),
-                services.NewBlock(
-                    type=b.TOOL_CALL,
-                    author="react",
-                    turn_id=turn_id,
-                    mime="application/json",
-                    text=json.dumps({"tool_call_id": call_id, "params": {"q": f"query {number}.{call}"}}),
-                    meta=dict(meta),
-                ),
-                services.NewBlock(
-                    type=b.TOOL_RESULT,
-                    author="tool",
-                    turn_id=turn_id,
-                    mime="application/json",
-                    text=json.dumps(
-                        {"result": " ".join(f"word{number}_{call}_{i}" for i in range(result_words))}
-                    ),
-                    meta={**meta, "status": "ok"},
-                ),
-            ],
+            blocks=services.tool_call_blocks(
+                turn_id=turn_id,
+                tool_call_id=f"tc_{number}x{call}",
+                tool_id="web_tools.web_search",
+                params={"q": f"query {number}.{call}"},
+                result={"result": " ".join(f"word{number}_{call}_{i}" for i in range(result_words))},
+                note=f"searching {call}",
+            ),
         )
     if complete:
         services.blocks_append(

@@ -49,22 +49,15 @@ def synthetic_turn(turn: int, *, tool_calls: int = 3, result_chars: int = 400) -
         ),
     ]
     for call in range(tool_calls):
-        meta = {"tool_call_id": f"tc_{turn}_{call}", "tool_id": "web_tools.web_search"}
-        rows += [
-            services.NewBlock(
-                type=b.NOTES, author="react", turn_id=turn_id, text=f"step {call}", meta=dict(meta)
-            ),
-            services.NewBlock(
-                type=b.TOOL_CALL, author="react", turn_id=turn_id, text='{"q": "x"}', meta=dict(meta)
-            ),
-            services.NewBlock(
-                type=b.TOOL_RESULT,
-                author="tool",
-                turn_id=turn_id,
-                text="result " * (result_chars // 7),
-                meta=dict(meta),
-            ),
-        ]
+        rows += services.tool_call_blocks(
+            turn_id=turn_id,
+            tool_call_id=f"tc_{turn}_{call}",
+            tool_id="web_tools.web_search",
+            params={"q": "x"},
+            result="result " * (result_chars // 7),
+            note=f"step {call}",
+            result_mime="text/plain",
+        )
     rows.append(
         services.NewBlock(type=b.ASSISTANT_COMPLETION, author="assistant", turn_id=turn_id, text="Done.")
     )

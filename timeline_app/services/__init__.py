@@ -13,6 +13,7 @@ from timeline_app.services.blocks import (
     new_turn_id,
     timeline_get_or_create,
     timeline_require,
+    tool_call_blocks,
     turn_start,
 )
 from timeline_app.services.export import timeline_export, timeline_import
@@ -48,5 +49,6 @@ __all__ = [
     "timeline_get_or_create",
     "timeline_import",
     "timeline_require",
+    "tool_call_blocks",
     "turn_start",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -259,3 +260,50 @@ def timeline_require(*, conversation: Conversation, name: str) -> Timeline:
     if timeline is None:
         raise NotFound(f"context {name!r} not found", details={"context": name})
     return timeline
+
+
+def tool_call_blocks(
+    *,
+    turn_id: str,
+    tool_call_id: str,
+    tool_id: str,
+    params: Any,
+    result: Any,
+    note: str | None = None,
+    status: str = "ok",
+    result_mime: str = "application/json",
+) -> list[NewBlock]:
+    """One tool round as blocks: an optional ``react.notes``, the ``react.tool.call`` and its
+    ``react.tool.result`` (seed 000 "Visible Timeline"), all carrying the same ``tool_call_id``.
+
+    ``result`` is stored as given when it is text, as JSON otherwise.
+    """
+    meta = {"tool_call_id": tool_call_id, "tool_id": tool_id}
+    call_text = json.dumps(
+        {"tool_id": tool_id, "tool_call_id": tool_call_id, "params": params}, ensure_ascii=False
+    )
+    result_text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+    rows = (
+        []
+        if note is None
+        else [NewBlock(type=b.NOTES, author="react", turn_id=turn_id, text=note, meta=dict(meta))]
+    )
+    return [
+        *rows,
+        NewBlock(
+            type=b.TOOL_CALL,
+            author="react",
+            turn_id=turn_id,
+            mime="application/json",
+            text=call_text,
+            meta=dict(meta),
+        ),
+        NewBlock(
+            type=b.TOOL_RESULT,
+            author="tool",
+            turn_id=turn_id,
+            mime=result_mime,
+            text=result_text,
+            meta={**meta, "status": status},
+        ),
+    ]

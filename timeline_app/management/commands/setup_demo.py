@@ -1,6 +1,5 @@
 """Prepare the embedded demo: a tenant, an API key, an admin login and a demo conversation."""
 
-import json
 import secrets
 from typing import Any
 
@@ -125,42 +124,16 @@ class Command(BaseCommand):
             )
             for index, (tool_id, params, result) in enumerate(turn["tools"], start=1):
                 call_id = f"tc_demo{number}{index}"
-                meta = {"tool_id": tool_id, "tool_call_id": call_id}
                 services.blocks_append(
                     timeline=timeline,
-                    blocks=[
-                        services.NewBlock(
-                            type=b.NOTES,
-                            author="react",
-                            turn_id=turn_id,
-                            text=f"Calling {tool_id}",
-                            meta=dict(meta),
-                        ),
-                        services.NewBlock(
-                            type=b.TOOL_CALL,
-                            author="react",
-                            turn_id=turn_id,
-                            mime="application/json",
-                            text=json.dumps(
-                                {"tool_id": tool_id, "tool_call_id": call_id, "params": params},
-                                indent=2,
-                                ensure_ascii=False,
-                            ),
-                            meta=dict(meta),
-                        ),
-                        services.NewBlock(
-                            type=b.TOOL_RESULT,
-                            author="tool",
-                            turn_id=turn_id,
-                            mime="application/json",
-                            text=json.dumps(
-                                {"tool_id": tool_id, "tool_call_id": call_id, "result": result},
-                                indent=2,
-                                ensure_ascii=False,
-                            ),
-                            meta={**meta, "status": "ok"},
-                        ),
-                    ],
+                    blocks=services.tool_call_blocks(
+                        turn_id=turn_id,
+                        tool_call_id=call_id,
+                        tool_id=tool_id,
+                        params=params,
+                        result={"tool_id": tool_id, "tool_call_id": call_id, "result": result},
+                        note=f"Calling {tool_id}",
+                    ),
                 )
             services.blocks_append(
                 timeline=timeline,
