@@ -94,11 +94,18 @@ def _snapshot(*, timeline_id: int, settings: RenderSettings, system_tokens: int,
     fresh = Timeline.objects.get(pk=timeline_id)
     # The latest compaction is read before the window: if one applies in between, the apply check
     # sees a newer one and skips (never the other way round).
-    latest = selectors.latest_applied_compaction(timeline=fresh)
+    latest_id = _latest_compaction_id(fresh)
     window = selectors.visible_window(timeline=fresh)
     plan = plan_compaction(window, system_tokens=system_tokens, settings=settings, force=force)
-    return _Snapshot(
-        timeline=fresh, latest_compaction_id=latest.pk if latest else None, window=window, plan=plan
+    return _Snapshot(timeline=fresh, latest_compaction_id=latest_id, window=window, plan=plan)
+
+
+def _latest_compaction_id(timeline: Timeline) -> int | None:
+    return (
+        Compaction.objects.filter(timeline=timeline, status=Compaction.Status.APPLIED)
+        .order_by("-id")
+        .values_list("id", flat=True)
+        .first()
     )
 
 
@@ -178,6 +185,15 @@ def compaction_run(
             )
     started = time.monotonic()
     try:
+        if record is not None and _latest_compaction_id(snap.timeline) != snap.latest_compaction_id:
+            # Another run applied between our plan and our claim: plan again rather than pay for
+            # a summary the apply check would throw away.
+            snap = _snapshot(
+                timeline_id=timeline.pk, settings=settings, system_tokens=system_tokens, force=force
+            )
+            if snap.plan is None:
+                _release(record, started=started, status=Compaction.Status.SKIPPED, error=SUPERSEDED)
+                return CompactionOutcome(status="skipped", compaction_id=record.pk, error=SUPERSEDED)
         return _summarize_and_apply(
             snap=snap,
             record=record,
@@ -293,11 +309,12 @@ def _summarize_and_apply(
         for name, value in common.items():
             setattr(row, name, value)
 
-        latest = selectors.latest_applied_compaction(timeline=locked)
-        if (latest.pk if latest else None) != snap.latest_compaction_id or (
-            locked.view_start_seq != timeline.view_start_seq
+        if (
+            _latest_compaction_id(locked) != snap.latest_compaction_id
+            or locked.view_start_seq != timeline.view_start_seq
         ):
-            _store(row, status=Compaction.Status.SKIPPED, started=started, error=SUPERSEDED)
+            reason = f"{SUPERSEDED}; {errors}" if errors else SUPERSEDED
+            _store(row, status=Compaction.Status.SKIPPED, started=started, error=reason)
             return CompactionOutcome(status="skipped", compaction_id=row.pk, error=SUPERSEDED)
 
         # Blocks contributed since the plan are retained: count them in before and after.
@@ -381,8 +398,19 @@ def timeline_compact(
         return CompactionOutcome(status="skipped", error="timeline gone")
     settings = resolve_settings(timeline.conversation.settings)
     if trigger == Compaction.Trigger.BACKGROUND:
+        if not _summarizes(timeline):
+            return CompactionOutcome(status="skipped", error="the context's strategy does not summarize")
         settings = background_settings(settings, soft_threshold=django_settings.TIMELINE_SOFT_THRESHOLD)
     return compaction_run(timeline=timeline, settings=settings, trigger=trigger, force=force, task_id=task_id)
+
+
+def _summarizes(timeline: Timeline) -> bool:
+    """Whether the context uses the seeds' summary compaction (named contexts may truncate or
+    slide a window instead: background summaries would be wasted on them)."""
+    from compaction.strategies import SUMMARIZE
+    from timeline_app.services.messages import effective_strategy
+
+    return bool(effective_strategy(timeline=timeline)["name"] == SUMMARIZE)
 
 
 _EFFECTIVE_TOKENS = Case(
@@ -405,8 +433,9 @@ def timelines_past_soft_threshold(
 
     One query: the visible tokens are summed in the database per timeline (the window from the
     latest summary's first retained block, plus that summary), never by loading blocks. Left out:
-    timelines with a compaction running, and those whose last compaction was rejected or failed
-    with no activity since (it would only be rejected again).
+    timelines with a compaction running, those whose last compaction was rejected or failed with
+    no activity since (it would only be rejected again), and named contexts whose strategy is not
+    ``summarize``.
     """
     compactions = Compaction.objects.filter(timeline=OuterRef("pk"))
     latest = compactions.filter(status=Compaction.Status.APPLIED).order_by("-id")
@@ -440,10 +469,20 @@ def timelines_past_soft_threshold(
         .annotate(window_tokens=Coalesce(Subquery(window_tokens), Value(0)))
         .order_by("pk")
         .values_list(
-            "pk", "view_start_seq", "summary_seq", "summary_tokens", "window_tokens", "conversation__settings"
+            "pk",
+            "view_start_seq",
+            "summary_seq",
+            "summary_tokens",
+            "window_tokens",
+            "conversation__settings",
+            "compaction_strategy",
         )
     )
-    for pk, view_start, summary_seq, summary_tok, window_tok, overrides in rows.iterator(chunk_size=500):
+    for pk, view_start, summary_seq, summary_tok, window_tok, overrides, strategy in rows.iterator(
+        chunk_size=500
+    ):
+        if strategy and not _summarizes(Timeline(pk=pk, compaction_strategy=strategy)):
+            continue
         try:
             settings = resolve_settings(overrides)
         except (SettingsError, TypeError):

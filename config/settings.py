@@ -176,4 +176,6 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    # The SDK logs request options (the whole prompt) at DEBUG: never below INFO.
+    "loggers": {"anthropic": {"level": "INFO"}, "httpx": {"level": "WARNING"}},
 }

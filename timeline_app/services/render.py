@@ -8,7 +8,6 @@ window) → 4. hidden blocks as replacement text → 5. cache points → 6. tail
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -29,10 +28,6 @@ from timeline_app.rendering.pipeline import Rendered, RenderOptions, render_wind
 from timeline_app.rendering.settings import RenderSettings, resolve_settings
 from timeline_app.rendering.ttl import TtlDecision, apply_hides, plan_ttl_pruning
 from timeline_app.services.messages import strategy_window
-
-# How long a render over the hard ceiling waits for a compaction already running elsewhere.
-BUSY_WAIT_SECONDS = 30.0
-BUSY_POLL_SECONDS = 0.2
 
 
 @dataclass(frozen=True)
@@ -60,13 +55,6 @@ def _persist_ttl(*, timeline: Timeline, decision: TtlDecision, now: datetime) ->
             )
         Timeline.objects.filter(pk=timeline.pk).update(cache_last_touch_at=now)
     timeline.cache_last_touch_at = now
-
-
-def _wait_for_running_compaction(*, timeline: Timeline) -> None:
-    deadline = time.monotonic() + BUSY_WAIT_SECONDS
-    running = Compaction.objects.filter(timeline=timeline, status=Compaction.Status.RUNNING)
-    while running.exists() and time.monotonic() < deadline:
-        time.sleep(BUSY_POLL_SECONDS)
 
 
 def _preview_compaction(
@@ -135,22 +123,16 @@ def timeline_render(
     elif wanted:
         trigger = Compaction.Trigger.FORCED if force_sanitize else Compaction.Trigger.RENDER
 
-        def compact() -> CompactionOutcome:
-            return compaction_run(
-                timeline=timeline,
-                settings=settings,
-                trigger=trigger,
-                force=force_sanitize,
-                system_tokens=system_tokens,
-                summarizer=summarizer,
-            )
-
-        compaction = compact()
-        if compaction.status == "busy" and _over_ceiling(window, system_tokens, settings):
-            # A background compaction is running and this render cannot wait it out: over the
-            # hard ceiling, wait (bounded) for it, then compact again if still needed.
-            _wait_for_running_compaction(timeline=timeline)
-            compaction = compact()
+        # Over the hard ceiling while a background compaction runs, compaction_run waits for it
+        # (bounded) and compacts itself if it must: the render never returns more than max_tokens.
+        compaction = compaction_run(
+            timeline=timeline,
+            settings=settings,
+            trigger=trigger,
+            force=force_sanitize,
+            system_tokens=system_tokens,
+            summarizer=summarizer,
+        )
         window = strategy_window(timeline=timeline, window=selectors.visible_window(timeline=timeline))
 
     sources = [
@@ -174,7 +156,3 @@ def timeline_render(
         would_compact=wanted and dry_run,
         settings=settings,
     )
-
-
-def _over_ceiling(window: list[BlockValue], system_tokens: int, settings: RenderSettings) -> bool:
-    return system_tokens + sum(b.effective_tokens for b in window) > settings.max_tokens

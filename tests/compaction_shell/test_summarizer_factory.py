@@ -1,0 +1,51 @@
+"""Which summarizer a compaction uses: a custom class, Anthropic, or extractive."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+from django.test import override_settings
+
+from compaction.anthropic_summarizer import AnthropicSummarizer
+from compaction.summarizer_factory import configured_summarizer, fallback_summarizer
+from compaction.summarizers import ExtractiveSummarizer
+
+from .summarizers import SlowSummarizer
+
+
+def test_extractive_by_default():
+    assert isinstance(configured_summarizer(), ExtractiveSummarizer)
+    assert isinstance(fallback_summarizer(), ExtractiveSummarizer)
+
+
+@override_settings(TIMELINE_SUMMARIZER_CLASS="tests.compaction_shell.summarizers.SlowSummarizer")
+def test_a_custom_summarizer_class_wins():
+    assert isinstance(configured_summarizer(), SlowSummarizer)
+
+
+@override_settings(TIMELINE_SUMMARIZER_CLASS="tests.compaction_shell.nowhere.Nothing")
+def test_a_custom_class_that_does_not_import_is_a_configuration_error():
+    with pytest.raises(ImproperlyConfigured, match="cannot be imported"):
+        configured_summarizer()
+
+
+@override_settings(TIMELINE_SUMMARIZER_CLASS="collections.OrderedDict")
+def test_a_custom_class_that_is_no_summarizer_is_a_configuration_error():
+    with pytest.raises(ImproperlyConfigured, match="summarize"):
+        configured_summarizer()
+
+
+@override_settings(
+    TIMELINE_SUMMARIZER="anthropic",
+    ANTHROPIC_API_KEY="sk-ant-test",
+    TIMELINE_SUMMARY_MODEL="claude-x",
+    TIMELINE_ANTHROPIC_MAX_RETRIES=7,
+    TIMELINE_ANTHROPIC_TIMEOUT_SECONDS=12.5,
+)
+def test_anthropic_gets_the_model_and_the_retry_settings():
+    summarizer = configured_summarizer()
+    assert isinstance(summarizer, AnthropicSummarizer)
+    assert summarizer.model == "claude-x"
+    assert summarizer._client.max_retries == 7
+    assert summarizer._client.timeout == 12.5
+    assert "sk-ant-test" not in repr(summarizer)
