@@ -64,6 +64,8 @@ class Conversation(models.Model):
         indexes = [
             # The tenant's conversation list, newest first (cursor pagination on id).
             models.Index(fields=["tenant", "-id"], name="timeline_conv_tenant_id_idx"),
+            # The admin's "active in the last hour/day/week" filter and its activity ordering.
+            models.Index(fields=["-last_activity_at"], name="timeline_conv_activity_idx"),
         ]
 
     def __str__(self) -> str:
