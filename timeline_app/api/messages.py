@@ -36,13 +36,13 @@ class MessagesIn(StrictSerializer):
     )
 
 
-class MessagesOut(serializers.Serializer):  # type: ignore[type-arg]
+class MessagesOut(serializers.Serializer[Any]):
     messages = serializers.ListField(
         child=serializers.DictField(), help_text="each message as given, plus `timestamp` and `message_id`"
     )
 
 
-class ContextOut(serializers.Serializer):  # type: ignore[type-arg]
+class ContextOut(serializers.Serializer[Any]):
     name = serializers.CharField()
     created_at = serializers.DateTimeField()
     compaction_strategy = serializers.DictField()
@@ -50,12 +50,15 @@ class ContextOut(serializers.Serializer):  # type: ignore[type-arg]
     stored_message_count = serializers.IntegerField(help_text="messages stored, cleared ones included")
 
 
-class ContextListOut(serializers.Serializer):  # type: ignore[type-arg]
+class ContextListOut(serializers.Serializer[Any]):
     contexts = ContextOut(many=True)
 
 
 class ContextCreateIn(StrictSerializer):
-    label = StrictCharField(required=False, regex=LABEL_REGEX, help_text="creates `label_a`, `label_b`, …")
+    # The serializer metaclass moves declared fields off the class, so Field.label stays a str.
+    label = StrictCharField(  # type: ignore[assignment]
+        required=False, regex=LABEL_REGEX, help_text="creates `label_a`, `label_b`, …"
+    )
     name = StrictCharField(required=False, regex=NAME_REGEX, help_text="an exact name instead of a label")
     branch_from = StrictCharField(required=False, regex=NAME_REGEX, help_text="copy this context's view")
     compaction_strategy = StrictDictField(required=False)

@@ -48,6 +48,19 @@ class SettingsField(StrictDictField):
             raise serializers.ValidationError(exc.details) from exc
 
 
+def validate_block_text(value: str) -> str:
+    limit = settings.TIMELINE_MAX_BLOCK_TEXT_CHARS
+    if len(value) > limit:
+        raise serializers.ValidationError(f"text over the limit of {limit} characters")
+    return value
+
+
+def validate_block_path(value: str) -> str:
+    if value and not is_valid_path(value):
+        raise serializers.ValidationError("a path is '<ar|fi|tc|su|so>:<rest>' without spaces")
+    return value
+
+
 RESERVED_IDS = frozenset({"import"})
 
 
@@ -63,7 +76,7 @@ class ConversationCreateIn(StrictSerializer):
     settings = SettingsField(required=False, default=dict)
 
 
-class ConversationOut(serializers.Serializer):  # type: ignore[type-arg]
+class ConversationOut(serializers.Serializer[Any]):
     id = serializers.CharField(source="public_id")
     title = serializers.CharField()
     started_at = serializers.DateTimeField()
@@ -76,7 +89,7 @@ class ConversationDetailOut(ConversationOut):
     contexts = serializers.ListField(child=serializers.CharField())
 
 
-class ConversationPageOut(serializers.Serializer):  # type: ignore[type-arg]
+class ConversationPageOut(serializers.Serializer[Any]):
     results = ConversationOut(many=True)
     next = serializers.CharField(allow_null=True)
 
@@ -85,7 +98,7 @@ class BlockIn(StrictSerializer):
     type = StrictCharField(regex=TYPE_REGEX)
     author = StrictCharField(required=False, allow_blank=True, max_length=64, default="")
     turn_id = StrictCharField(required=False, regex=TURN_ID_REGEX)
-    ts = IsoDateTimeStringField(required=False, max_length=40)
+    ts: StrictCharField = IsoDateTimeStringField(required=False, max_length=40)
     mime = StrictCharField(required=False, allow_blank=True, max_length=128, default="")
     text = StrictCharField(required=False, allow_blank=True, trim_whitespace=False, default="")
     base64 = StrictCharField(required=False, allow_blank=True, trim_whitespace=False, default="")
@@ -94,18 +107,13 @@ class BlockIn(StrictSerializer):
     id = StrictCharField(required=False, max_length=128)
 
     def validate_text(self, value: str) -> str:
-        limit = settings.TIMELINE_MAX_BLOCK_TEXT_CHARS
-        if len(value) > limit:
-            raise serializers.ValidationError(f"text over the limit of {limit} characters")
-        return value
+        return validate_block_text(value)
 
-    def validate_base64(self, value: str) -> bytes:  # type: ignore[override]
+    def validate_base64(self, value: str) -> bytes:
         return decode_payload(value) if value else b""
 
     def validate_path(self, value: str) -> str:
-        if value and not is_valid_path(value):
-            raise serializers.ValidationError("a path is '<ar|fi|tc|su|so>:<rest>' without spaces")
-        return value
+        return validate_block_path(value)
 
 
 class BlocksIn(StrictSerializer):
@@ -125,7 +133,7 @@ class BlocksIn(StrictSerializer):
         return super().to_internal_value(data)
 
 
-class BlockOut(serializers.Serializer):  # type: ignore[type-arg]
+class BlockOut(serializers.Serializer[Any]):
     seq = serializers.IntegerField()
     id = serializers.CharField(source="client_id", allow_null=True)
     type = serializers.CharField()
@@ -146,7 +154,7 @@ class BlockOut(serializers.Serializer):  # type: ignore[type-arg]
         return base64.b64encode(bytes(obj.data)).decode() if obj.data else ""
 
 
-class BlocksOut(serializers.Serializer):  # type: ignore[type-arg]
+class BlocksOut(serializers.Serializer[Any]):
     blocks = BlockOut(many=True)
 
 
@@ -157,11 +165,11 @@ class AttachmentIn(StrictSerializer):
     text = StrictCharField(required=False, allow_blank=True, trim_whitespace=False, default="")
     summary = StrictCharField(required=False, allow_blank=True, max_length=2000, default="")
 
-    def validate_base64(self, value: str) -> bytes:  # type: ignore[override]
+    def validate_base64(self, value: str) -> bytes:
         return decode_payload(value) if value else b""
 
     def validate_text(self, value: str) -> str:
-        return BlockIn.validate_text(self, value)  # type: ignore[arg-type]
+        return validate_block_text(value)
 
 
 class TurnIn(StrictSerializer):
@@ -171,7 +179,7 @@ class TurnIn(StrictSerializer):
     attachments = AttachmentIn(many=True, required=False, default=list)
 
     def validate_prompt(self, value: str) -> str:
-        return BlockIn.validate_text(self, value)  # type: ignore[arg-type]
+        return validate_block_text(value)
 
 
 class RenderIn(StrictSerializer):
@@ -205,7 +213,7 @@ class RenderIn(StrictSerializer):
         return attrs
 
 
-class CompactionOut(serializers.Serializer):  # type: ignore[type-arg]
+class CompactionOut(serializers.Serializer[Any]):
     summary_path = serializers.CharField()
     covered_turn_ids = serializers.ListField(child=serializers.CharField())
     split_turn_id = serializers.CharField(allow_null=True)
@@ -214,7 +222,7 @@ class CompactionOut(serializers.Serializer):  # type: ignore[type-arg]
     compacted_tokens = serializers.IntegerField()
 
 
-class TokensOut(serializers.Serializer):  # type: ignore[type-arg]
+class TokensOut(serializers.Serializer[Any]):
     system = serializers.IntegerField()
     visible = serializers.IntegerField()
     tail = serializers.IntegerField()
@@ -222,12 +230,12 @@ class TokensOut(serializers.Serializer):  # type: ignore[type-arg]
     max_tokens = serializers.IntegerField()
 
 
-class PruningOut(serializers.Serializer):  # type: ignore[type-arg]
+class PruningOut(serializers.Serializer[Any]):
     status = serializers.ChoiceField(choices=["disabled", "armed", "fresh", "no_effect", "pruned"])
     hidden_paths = serializers.ListField(child=serializers.CharField())
 
 
-class RenderOut(serializers.Serializer):  # type: ignore[type-arg]
+class RenderOut(serializers.Serializer[Any]):
     blocks = serializers.ListField(
         child=serializers.DictField(), help_text="content parts, or chat messages (openai)"
     )
@@ -248,7 +256,7 @@ class CompactResultOut(CompactionOut):
     status = serializers.ChoiceField(choices=["applied", "rejected", "skipped", "busy"])
 
 
-class CompactQueuedOut(serializers.Serializer):  # type: ignore[type-arg]
+class CompactQueuedOut(serializers.Serializer[Any]):
     task_id = serializers.CharField()
 
 
@@ -257,7 +265,7 @@ class HideIn(StrictSerializer):
     replacement_text = StrictCharField(allow_blank=True, trim_whitespace=False, max_length=20_000)
 
     def validate_path(self, value: str) -> str:
-        return BlockIn.validate_path(self, value) or value  # type: ignore[arg-type]
+        return validate_block_path(value) or value
 
 
 class SourceIn(StrictSerializer):
@@ -268,7 +276,8 @@ class SourceIn(StrictSerializer):
 
 
 class SourcesIn(StrictSerializer):
-    sources = SourceIn(many=True, allow_empty=False, max_length=1000)
+    # What SourceIn(many=True, ...) does; the stubs do not know the list-only max_length.
+    sources = SourceIn.many_init(allow_empty=False, max_length=1000)
 
     def validate_sources(self, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
         urls = [item["url"] for item in value]
@@ -277,7 +286,7 @@ class SourcesIn(StrictSerializer):
         return value
 
 
-class SourceOut(serializers.Serializer):  # type: ignore[type-arg]
+class SourceOut(serializers.Serializer[Any]):
     sid = serializers.IntegerField()
     url = serializers.CharField()
     title = serializers.CharField()
@@ -285,16 +294,16 @@ class SourceOut(serializers.Serializer):  # type: ignore[type-arg]
     meta = serializers.DictField()
 
 
-class SourcesPoolOut(serializers.Serializer):  # type: ignore[type-arg]
+class SourcesPoolOut(serializers.Serializer[Any]):
     sources_pool = SourceOut(many=True)
 
 
-class BlocksReadOut(serializers.Serializer):  # type: ignore[type-arg]
+class BlocksReadOut(serializers.Serializer[Any]):
     blocks = BlockOut(many=True)
     sources_pool = SourceOut(many=True, required=False, help_text="for so:sources_pool[a-b] paths")
 
 
-class SearchHitOut(serializers.Serializer):  # type: ignore[type-arg]
+class SearchHitOut(serializers.Serializer[Any]):
     seq = serializers.IntegerField()
     type = serializers.CharField()
     turn_id = serializers.CharField()
@@ -304,7 +313,7 @@ class SearchHitOut(serializers.Serializer):  # type: ignore[type-arg]
     snippet = serializers.CharField()
 
 
-class SearchOut(serializers.Serializer):  # type: ignore[type-arg]
+class SearchOut(serializers.Serializer[Any]):
     results = SearchHitOut(many=True)
 
 
@@ -323,7 +332,7 @@ class ImportSourceIn(SourceIn):
     sid = StrictIntegerField(min_value=1)
 
 
-class ImportCompactionIn(serializers.Serializer):  # type: ignore[type-arg]
+class ImportCompactionIn(serializers.Serializer[Any]):
     summary_seq = StrictIntegerField(min_value=1)
     first_retained_seq = StrictIntegerField(min_value=1)
     covered_from_seq = StrictIntegerField(required=False, allow_null=True)
@@ -351,7 +360,8 @@ class TimelineImportIn(StrictSerializer):
     conversation_id = StrictCharField(required=False, allow_blank=True)
     conversation_title = StrictCharField(required=False, allow_blank=True, max_length=500, default="")
     conversation_started_at = IsoDateTimeStringField(required=False)
-    context = StrictCharField(required=False)
+    # The serializer metaclass moves declared fields off the class, so the Field.context property stays.
+    context = StrictCharField(required=False)  # type: ignore[assignment]
     settings = SettingsField(required=False, default=dict)
     view_start_seq = StrictIntegerField(required=False, min_value=0, default=0)
     compaction_strategy = StrictDictField(required=False, default=dict)

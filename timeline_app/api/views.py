@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
@@ -19,7 +19,9 @@ from compaction.tasks import compact_timeline
 from compaction.tokens import count_text_tokens
 from timeline_app import selectors, services
 from timeline_app.api import serializers as s
+from timeline_app.api.auth import ApiClient
 from timeline_app.api.exceptions import error_body
+from timeline_app.api.fields import StrictSerializer
 from timeline_app.errors import InvalidInput, NotFound
 from timeline_app.models import Compaction, Conversation, Tenant, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
@@ -41,7 +43,7 @@ class TenantView(APIView):
     """Base: resolves the caller's tenant, conversation and named context."""
 
     def tenant(self, request: Request) -> Tenant:
-        return request.user.tenant  # type: ignore[union-attr]
+        return cast(ApiClient, request.user).tenant
 
     def conversation(self, request: Request, conv: str) -> Conversation:
         return selectors.conversation_get(tenant=self.tenant(request), public_id=conv)
@@ -56,7 +58,7 @@ class TenantView(APIView):
         return services.timeline_get_or_create(conversation=self.conversation(request, conv), name=context)
 
 
-def _validated(serializer_class: type[s.StrictSerializer], data: Any) -> dict[str, Any]:
+def _validated(serializer_class: type[StrictSerializer], data: Any) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise InvalidInput("the request body must be a JSON object")
     serializer = serializer_class(data=data)
