@@ -16,7 +16,9 @@ def wsgi_http():
     request_started.disconnect(close_old_connections)
     request_finished.disconnect(close_old_connections)
     try:
-        yield httpx.Client(transport=httpx.WSGITransport(app=get_wsgi_application()), base_url="http://testserver")
+        yield httpx.Client(
+            transport=httpx.WSGITransport(app=get_wsgi_application()), base_url="http://testserver"
+        )
     finally:
         request_started.connect(close_old_connections)
         request_finished.connect(close_old_connections)

@@ -4,6 +4,7 @@ import anthropic
 import httpx2
 import pytest
 
+from tests.anthropic_mock import ScriptedTransport, error, message, mock_client
 from timeline_app.client import TimelineAPIError, attachment, is_context_limit_error
 from timeline_app.models import Compaction
 
@@ -54,37 +55,6 @@ def test_client_raises_the_service_error(api):
     assert caught.value.status == 404 and caught.value.code == "not_found"
 
 
-def context_limit_then_ok(requests: list[dict]):
-    def handler(request: httpx2.Request) -> httpx2.Response:
-        requests.append(json.loads(request.content))
-        if len(requests) == 1:
-            return httpx2.Response(
-                400,
-                json={
-                    "type": "error",
-                    "error": {
-                        "type": "invalid_request_error",
-                        "message": "prompt is too long: 212000 tokens > 200000 maximum",
-                    },
-                },
-            )
-        return httpx2.Response(
-            200,
-            json={
-                "id": "msg_1",
-                "type": "message",
-                "role": "assistant",
-                "model": "claude-test",
-                "content": [{"type": "text", "text": "Here you go."}],
-                "stop_reason": "end_turn",
-                "stop_sequence": None,
-                "usage": {"input_tokens": 10, "output_tokens": 3},
-            },
-        )
-
-    return handler
-
-
 def test_retry_with_compaction_renders_again_with_force_sanitize_after_the_context_limit_error(
     api, conversation
 ):
@@ -93,12 +63,13 @@ def test_retry_with_compaction_renders_again_with_force_sanitize_after_the_conte
     from ..engine.helpers import add_turns
 
     add_turns(Timeline.objects.get(conversation=conversation), 6)
-    requests: list[dict] = []
-    model = anthropic.Anthropic(
-        api_key="test",
-        max_retries=0,
-        http_client=httpx2.Client(transport=httpx2.MockTransport(context_limit_then_ok(requests))),
+    transport = ScriptedTransport(
+        [
+            error(400, "invalid_request_error", "prompt is too long: 212000 tokens > 200000 maximum"),
+            message("Here you go.", output_tokens=3),
+        ]
     )
+    model = mock_client(transport, max_retries=0)
 
     def call(rendered):
         return model.messages.create(
@@ -108,9 +79,9 @@ def test_retry_with_compaction_renders_again_with_force_sanitize_after_the_conte
     reply = api.retry_with_compaction("c1", call)
 
     assert reply.content[0].text == "Here you go."
-    assert len(requests) == 2
+    assert len(transport.bodies) == 2
     assert Compaction.objects.get().trigger == "forced"
-    first, second = (json.dumps(r["messages"]) for r in requests)
+    first, second = (json.dumps(r["messages"]) for r in transport.bodies)
     assert len(second) < len(first)
     assert "[CONVERSATION SUMMARY]" in second
 

@@ -2,66 +2,22 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
 from typing import Any
 
-import anthropic
-import httpx2 as httpx
+import httpx2
 import pytest
 
 from compaction.anthropic_summarizer import SYSTEM_PROMPT, AnthropicSummarizer
 from compaction.summarizers import ExtractiveSummarizer, SummarizerError, summarize_with_fallback
+from tests.anthropic_mock import ScriptedTransport, error, message, mock_client
 from tests.compaction.factories import Stream
 from timeline_app.rendering.blocks import Block
 
 API_KEY = "sk-ant-test-DO-NOT-LEAK-0123456789"
 
 
-def ok(text: str = "## Goals / requests\n- summary") -> httpx.Response:
-    return httpx.Response(
-        200,
-        json={
-            "id": "msg_1",
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-test",
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": "end_turn",
-            "stop_sequence": None,
-            "usage": {"input_tokens": 10, "output_tokens": 5},
-        },
-    )
-
-
-def error(status: int, type_: str, message: str) -> httpx.Response:
-    return httpx.Response(status, json={"type": "error", "error": {"type": type_, "message": message}})
-
-
-class Recorder:
-    """A transport handler that answers from a script and records every request body."""
-
-    def __init__(self, responses: list[httpx.Response] | Callable[[dict[str, Any]], httpx.Response]):
-        self.responses = responses
-        self.requests: list[dict[str, Any]] = []
-        self.headers: list[httpx.Headers] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        body = json.loads(request.content)
-        self.requests.append(body)
-        self.headers.append(request.headers)
-        if callable(self.responses):
-            return self.responses(body)
-        return self.responses[min(len(self.requests), len(self.responses)) - 1]
-
-
-def summarizer(handler: Recorder, *, max_retries: int = 2) -> AnthropicSummarizer:
-    client = anthropic.Anthropic(
-        api_key=API_KEY,
-        max_retries=max_retries,
-        http_client=httpx.Client(transport=httpx.MockTransport(handler)),
-    )
-    client._calculate_retry_timeout = lambda *a, **k: 0.0  # type: ignore[method-assign]
+def summarizer(handler: ScriptedTransport, *, max_retries: int = 2) -> AnthropicSummarizer:
+    client = mock_client(handler, api_key=API_KEY, max_retries=max_retries)
     return AnthropicSummarizer(API_KEY, "claude-test", client=client)
 
 
@@ -80,7 +36,7 @@ def user_text(body: dict[str, Any]) -> str:
 
 
 def test_request_shape_history_then_progressive_split_turn() -> None:
-    rec = Recorder([ok("first summary"), ok("split summary")])
+    rec = ScriptedTransport([message("first summary"), message("split summary")])
     s = summarizer(rec)
     assert (
         s.summarize(blocks=blocks(), previous_summary=None, max_tokens=800, purpose="history")
@@ -91,7 +47,7 @@ def test_request_shape_history_then_progressive_split_turn() -> None:
     )
     assert out == "split summary"
 
-    first, second = rec.requests
+    first, second = rec.bodies
     assert first["model"] == "claude-test" and first["max_tokens"] == 800
     assert first["system"] == SYSTEM_PROMPT
     assert "tc:t1.tc_t1_0.call" in user_text(first)
@@ -112,56 +68,56 @@ def test_request_shape_history_then_progressive_split_turn() -> None:
     ("status", "type_"), [(429, "rate_limit_error"), (529, "overloaded_error"), (500, "api_error")]
 )
 def test_retries_transient_errors_then_succeeds(status: int, type_: str) -> None:
-    rec = Recorder([error(status, type_, "slow down"), ok("after retry")])
+    rec = ScriptedTransport([error(status, type_, "slow down"), message("after retry")])
     out = summarizer(rec).summarize(blocks=blocks(), previous_summary=None, max_tokens=800, purpose="history")
     assert out == "after retry"
-    assert len(rec.requests) == 2
+    assert len(rec.bodies) == 2
 
 
 def test_always_overloaded_raises_summarizer_error_after_the_configured_tries() -> None:
-    rec = Recorder([error(529, "overloaded_error", "Overloaded")])
+    rec = ScriptedTransport([error(529, "overloaded_error", "Overloaded")])
     with pytest.raises(SummarizerError) as info:
         summarizer(rec, max_retries=3).summarize(
             blocks=blocks(), previous_summary=None, max_tokens=800, purpose="history"
         )
-    assert len(rec.requests) == 4  # the first try and three retries
+    assert len(rec.bodies) == 4  # the first try and three retries
     assert str(info.value) == "anthropic API error 529 (overloaded_error)"
     assert API_KEY not in str(info.value)
     assert info.value.__cause__ is None  # the SDK error (with the request) is not chained
 
 
 def test_prompt_too_long_retries_once_with_the_newer_half() -> None:
-    def handler(body: dict[str, Any]) -> httpx.Response:
+    def handler(body: dict[str, Any]) -> httpx2.Response:
         if "tc:t1." in user_text(body):
             return error(400, "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum")
-        return ok("shorter")
+        return message("shorter")
 
-    rec = Recorder(handler)
+    rec = ScriptedTransport([handler])
     out = summarizer(rec).summarize(blocks=blocks(), previous_summary=None, max_tokens=800, purpose="history")
     assert out == "shorter"
-    assert len(rec.requests) == 2
-    assert len(user_text(rec.requests[1])) < len(user_text(rec.requests[0]))
-    assert "tc:t2." in user_text(rec.requests[1])
+    assert len(rec.bodies) == 2
+    assert len(user_text(rec.bodies[1])) < len(user_text(rec.bodies[0]))
+    assert "tc:t2." in user_text(rec.bodies[1])
 
 
 def test_prompt_too_long_twice_gives_up() -> None:
-    rec = Recorder(
+    rec = ScriptedTransport(
         [error(400, "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum")]
     )
     with pytest.raises(SummarizerError, match="400"):
         summarizer(rec).summarize(blocks=blocks(), previous_summary=None, max_tokens=800, purpose="history")
-    assert len(rec.requests) == 2
+    assert len(rec.bodies) == 2
 
 
 def test_other_bad_requests_are_not_retried() -> None:
-    rec = Recorder([error(400, "invalid_request_error", "max_tokens: bad")])
+    rec = ScriptedTransport([error(400, "invalid_request_error", "max_tokens: bad")])
     with pytest.raises(SummarizerError, match="invalid_request_error"):
         summarizer(rec).summarize(blocks=blocks(), previous_summary=None, max_tokens=800, purpose="history")
-    assert len(rec.requests) == 1
+    assert len(rec.bodies) == 1
 
 
 def test_authentication_error_message_has_no_key() -> None:
-    rec = Recorder([error(401, "authentication_error", f"invalid x-api-key {API_KEY}")])
+    rec = ScriptedTransport([error(401, "authentication_error", f"invalid x-api-key {API_KEY}")])
     with pytest.raises(SummarizerError) as info:
         summarizer(rec).summarize(blocks=blocks(), previous_summary=None, max_tokens=800, purpose="history")
     assert API_KEY not in str(info.value)
@@ -169,7 +125,7 @@ def test_authentication_error_message_has_no_key() -> None:
 
 
 def test_failure_falls_back_to_extractive_with_the_error_recorded() -> None:
-    rec = Recorder([error(529, "overloaded_error", "Overloaded")])
+    rec = ScriptedTransport([error(529, "overloaded_error", "Overloaded")])
     out = summarize_with_fallback(
         summarizer(rec, max_retries=1),
         ExtractiveSummarizer(),
@@ -184,10 +140,10 @@ def test_failure_falls_back_to_extractive_with_the_error_recorded() -> None:
 
 
 def test_empty_response_is_an_error() -> None:
-    rec = Recorder([ok("   ")])
+    rec = ScriptedTransport([message("   ")])
     with pytest.raises(SummarizerError, match="empty"):
         summarizer(rec).summarize(blocks=blocks(), previous_summary=None, max_tokens=800, purpose="history")
 
 
 def test_repr_does_not_show_the_key() -> None:
-    assert API_KEY not in repr(summarizer(Recorder([ok()])))
+    assert API_KEY not in repr(summarizer(ScriptedTransport([message()])))

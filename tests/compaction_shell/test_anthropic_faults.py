@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
 
-import anthropic
-import httpx2 as httpx  # the transport the anthropic SDK is built on here
+import httpx2  # the transport the anthropic SDK is built on here
 import pytest
 from django.forms.models import model_to_dict
 
 from compaction.anthropic_summarizer import SYSTEM_PROMPT, AnthropicSummarizer
 from compaction.tasks import compact_timeline
+from tests.anthropic_mock import ScriptedTransport, error, message, mock_client
 from timeline_app import services
 from timeline_app.models import Block, Compaction
 from timeline_app.rendering import blocks as b
@@ -28,45 +27,14 @@ CANARY = "canary-prompt-text-7f3a"  # in a user prompt: must reach the API, neve
 LLM_SUMMARY = "## Goals / requests\n- what the LLM wrote"
 
 
-def message(text: str) -> httpx.Response:
-    return httpx.Response(
-        200,
-        json={
-            "id": "msg_1",
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-test",
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": "end_turn",
-            "stop_sequence": None,
-            "usage": {"input_tokens": 10, "output_tokens": 5},
-        },
+def summarizer(transport: ScriptedTransport) -> AnthropicSummarizer:
+    return AnthropicSummarizer(
+        API_KEY, "claude-test", client=mock_client(transport, api_key=API_KEY, max_retries=2)
     )
 
 
-def error(status: int, kind: str) -> httpx.Response:
-    return httpx.Response(status, json={"type": "error", "error": {"type": kind, "message": kind}})
-
-
-class Transport:
-    """Answers each request with the next step of a script (the last one repeats)."""
-
-    def __init__(self, *steps: httpx.Response | Callable[[], httpx.Response]):
-        self.steps = steps
-        self.requests: list[httpx.Request] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        step = self.steps[min(len(self.requests), len(self.steps)) - 1]
-        return step() if callable(step) else step
-
-
-def summarizer(transport: Transport) -> AnthropicSummarizer:
-    client = anthropic.Anthropic(
-        api_key=API_KEY, max_retries=2, http_client=httpx.Client(transport=httpx.MockTransport(transport))
-    )
-    client._calculate_retry_timeout = lambda *args, **kwargs: 0.0  # type: ignore[method-assign]  # fast backoff
-    return AnthropicSummarizer(API_KEY, "claude-test", client=client)
+def timeout(body: dict) -> httpx2.Response:
+    raise httpx2.ReadTimeout("timed out")
 
 
 @pytest.fixture
@@ -85,7 +53,7 @@ def logs(caplog):
     return caplog
 
 
-def compact(timeline, transport: Transport) -> dict:
+def compact(timeline, transport: ScriptedTransport) -> dict:
     with use(summarizer(transport)):
         return compact_timeline(timeline.pk)
 
@@ -98,7 +66,7 @@ def assert_nothing_secret_leaked(logs, record: Compaction) -> None:
 
 
 def test_a_429_is_retried_and_the_summary_comes_from_the_llm(timeline, logs):
-    transport = Transport(error(429, "rate_limit_error"), message(LLM_SUMMARY))
+    transport = ScriptedTransport([error(429, "rate_limit_error"), message(LLM_SUMMARY)])
 
     assert compact(timeline, transport)["status"] == "applied"
 
@@ -112,7 +80,7 @@ def test_a_429_is_retried_and_the_summary_comes_from_the_llm(timeline, logs):
 
 
 def test_an_api_that_stays_overloaded_falls_back_to_the_extractive_summary_and_records_why(timeline, logs):
-    transport = Transport(error(529, "overloaded_error"))
+    transport = ScriptedTransport([error(529, "overloaded_error")])
 
     assert compact(timeline, transport)["status"] == "applied"
 
@@ -126,10 +94,7 @@ def test_an_api_that_stays_overloaded_falls_back_to_the_extractive_summary_and_r
 
 
 def test_timeouts_are_retried_then_fall_back(timeline, logs):
-    def timeout() -> httpx.Response:
-        raise httpx.ReadTimeout("timed out")
-
-    transport = Transport(timeout)
+    transport = ScriptedTransport([timeout])
 
     assert compact(timeline, transport)["status"] == "applied"
 
@@ -141,10 +106,7 @@ def test_timeouts_are_retried_then_fall_back(timeline, logs):
 
 
 def test_a_timeout_then_success_uses_the_llm(timeline, logs):
-    def timeout() -> httpx.Response:
-        raise httpx.ReadTimeout("timed out")
-
-    transport = Transport(timeout, message(LLM_SUMMARY))
+    transport = ScriptedTransport([timeout, message(LLM_SUMMARY)])
 
     compact(timeline, transport)
 

@@ -36,7 +36,12 @@ def server(transactional_db) -> Iterator[str]:
     if connection.vendor != "postgresql":
         pytest.skip("the server process shares the database: run under make test (PostgreSQL)")
     port = free_port()
-    env = {**os.environ, "DATABASE_URL": database_url(), "CELERY_TASK_ALWAYS_EAGER": "true", "ALLOWED_HOSTS": "127.0.0.1"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "CELERY_TASK_ALWAYS_EAGER": "true",
+        "ALLOWED_HOSTS": "127.0.0.1",
+    }
     process = subprocess.Popen(
         [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload", "--skip-checks"],
         cwd=ROOT,
@@ -54,7 +59,9 @@ def server(transactional_db) -> Iterator[str]:
             except httpx.HTTPError:
                 pass
             if time.monotonic() > deadline or process.poll() is not None:
-                output = process.stdout.read().decode() if process.poll() is not None and process.stdout else ""
+                output = (
+                    process.stdout.read().decode() if process.poll() is not None and process.stdout else ""
+                )
                 raise RuntimeError(f"server did not start: {output[-2000:]}")
             time.sleep(0.2)
         yield base

@@ -60,24 +60,14 @@ def browser() -> Iterator[object]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
-def screenshot(driver, name: str) -> Path:
-    """A full-page screenshot (the window grows to the page's height first)."""
+def screenshot(driver, name: str, element=None) -> Path:
+    """A full-page screenshot, or one element whole (the window grows to the page's height first)."""
     ARTIFACTS.mkdir(exist_ok=True)
     height = driver.execute_script("return document.documentElement.scrollHeight")
     driver.set_window_size(1400, min(max(int(height), 800), 12000))
     target = ARTIFACTS / f"{name}.png"
-    assert driver.save_screenshot(str(target)), f"could not save {target}"
-    driver.set_window_size(1400, 1000)
-    return target
-
-
-def element_screenshot(driver, element, name: str) -> Path:
-    """One element, whole (the window grows to the page's height first)."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    height = driver.execute_script("return document.documentElement.scrollHeight")
-    driver.set_window_size(1400, min(max(int(height), 800), 12000))
-    target = ARTIFACTS / f"{name}.png"
-    assert element.screenshot(str(target)), f"could not save {target}"
+    save = driver.save_screenshot if element is None else element.screenshot
+    assert save(str(target)), f"could not save {target}"
     driver.set_window_size(1400, 1000)
     return target
 
@@ -118,7 +108,7 @@ def test_support_user_browses_a_compacted_conversation(live_server, browser):
     assert "tc:turn_t001.tc_t001.result" in digest.text
     compacted_turns.find_element(By.TAG_NAME, "summary").click()
     assert compacted_turns.find_element(By.CSS_SELECTOR, ".tl-turn").is_displayed()
-    element_screenshot(browser, section, "admin-03-summary-digest-and-compacted-turns")
+    screenshot(browser, "admin-03-summary-digest-and-compacted-turns", section)
 
     # A hidden block in the visible window: reason, replacement text, the original on demand.
     row = browser.find_element(By.CSS_SELECTOR, "section.tl-compacted ~ .tl-turn tr.tl-hidden")
@@ -128,7 +118,7 @@ def test_support_user_browses_a_compacted_conversation(live_server, browser):
     row.find_element(By.CSS_SELECTOR, "details.tl-hidden-original summary").click()
     assert "Result 8" in row.text
     turn = row.find_element(By.XPATH, "./ancestor::div[contains(@class, 'tl-turn')]")
-    element_screenshot(browser, turn, "admin-04-hidden-block-in-its-turn")
+    screenshot(browser, "admin-04-hidden-block-in-its-turn", turn)
 
     # The hidden block's own page (read-only, no save button).
     row.find_element(By.CSS_SELECTOR, "td a").click()

@@ -45,7 +45,9 @@ def run_writers(raw_key: str) -> list[str]:
     return errors
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs row locks; make test runs it on PostgreSQL")
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="needs row locks; make test runs it on PostgreSQL"
+)
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_writers_lose_and_duplicate_nothing_and_replays_add_nothing():
     key, raw = services.api_key_create(tenant_name="conc")
