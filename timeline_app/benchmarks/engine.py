@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 from compaction.planner import plan_compaction
 from compaction.summarizers import ExtractiveSummarizer
 from timeline_app import selectors
-from timeline_app.benchmarks.common import fill_timeline, median_seconds, scratch_tenant, scratch_timeline
+from timeline_app.benchmarks.common import (
+    fill_timeline,
+    median_seconds,
+    scratch_tenant,
+    scratch_timeline,
+    synthetic_turn,
+)
 from timeline_app.models import Block as BlockRow
-from timeline_app.rendering import blocks as b
 from timeline_app.rendering.blocks import Block
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.rendering.settings import RenderSettings
@@ -18,60 +22,24 @@ from timeline_app.services.render import timeline_render
 
 
 def synthetic_values(count: int, *, result_words: int = 60) -> list[Block]:
-    """``count`` block values in realistic turns (no database): header, prompt, call/result pairs, completion."""
+    """``count`` block values of the benchmark's synthetic turns, without the database; tokens are
+    estimated from the text length (tokenizing 100,000 blocks would dominate the setup)."""
     values: list[Block] = []
     turn = 0
     while len(values) < count:
+        for new in synthetic_turn(turn, result_chars=result_words * 8):
+            values.append(
+                Block(
+                    seq=len(values) + 1,
+                    type=new.type,
+                    author=new.author,
+                    turn_id=new.turn_id or "",
+                    text=new.text,
+                    meta=new.meta,
+                    tokens=10 + len(new.text) // 4,
+                )
+            )
         turn += 1
-        turn_id = f"turn_{turn}"
-        values.append(
-            Block(seq=len(values) + 1, type=b.TURN_HEADER, author="system", turn_id=turn_id, tokens=12)
-        )
-        values.append(
-            Block(
-                seq=len(values) + 1,
-                type=b.USER_PROMPT,
-                author="user",
-                turn_id=turn_id,
-                text=f"request {turn}",
-                tokens=20,
-            )
-        )
-        for call in range(3):
-            meta = {"tool_call_id": f"tc_{turn}_{call}", "tool_id": "web_tools.web_search"}
-            values.append(
-                Block(
-                    seq=len(values) + 1,
-                    type=b.TOOL_CALL,
-                    author="react",
-                    turn_id=turn_id,
-                    text=json.dumps({"q": turn}),
-                    meta=meta,
-                    tokens=30,
-                )
-            )
-            text = " ".join(f"w{turn}_{call}_{i}" for i in range(result_words))
-            values.append(
-                Block(
-                    seq=len(values) + 1,
-                    type=b.TOOL_RESULT,
-                    author="tool",
-                    turn_id=turn_id,
-                    text=text,
-                    meta=meta,
-                    tokens=result_words * 4,
-                )
-            )
-        values.append(
-            Block(
-                seq=len(values) + 1,
-                type=b.ASSISTANT_COMPLETION,
-                author="assistant",
-                turn_id=turn_id,
-                text=f"Answer {turn}. Decided X.",
-                tokens=15,
-            )
-        )
     return values[:count]
 
 
