@@ -141,7 +141,9 @@ def blocks_append(*, timeline: Timeline, blocks: Sequence[NewBlock]) -> list[Blo
     ids = [nb.client_id for nb in blocks if nb.client_id]
     if len(ids) != len(set(ids)):
         raise InvalidInput("the same block id appears twice in one request", details={"id": "duplicate"})
-    current_turn = selectors.timeline_current_turn_id(timeline=timeline)
+    # Blocks without a turn_id join the current turn: look it up only when one needs it.
+    needs_turn = any(nb.turn_id is None for nb in blocks)
+    current_turn = selectors.timeline_current_turn_id(timeline=timeline) if needs_turn else ""
     now_iso = iso_now()
     prepared: list[Block] = []
     for nb in blocks:
