@@ -23,8 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Case, Exists, F, IntegerField, OuterRef, Subquery, Sum, Value, When
-from django.db.models.functions import Coalesce, Greatest
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from compaction import signals
@@ -34,7 +33,6 @@ from compaction.summarizer_factory import configured_summarizer, fallback_summar
 from compaction.summarizers import Summarizer, summarize_with_fallback
 from timeline_app import selectors
 from timeline_app.models import Block, Compaction, Timeline
-from timeline_app.rendering import blocks as b
 from timeline_app.rendering.blocks import Block as BlockValue
 from timeline_app.rendering.costs import block_tokens
 from timeline_app.rendering.settings import RenderSettings, SettingsError, resolve_settings
@@ -413,11 +411,6 @@ def _summarizes(timeline: Timeline) -> bool:
     return bool(effective_strategy(timeline=timeline)["name"] == SUMMARIZE)
 
 
-_EFFECTIVE_TOKENS = Case(
-    When(hidden=True, then=F("replacement_tokens")), default=F("tokens"), output_field=IntegerField()
-)
-
-
 @dataclass(frozen=True)
 class TimelineLoad:
     timeline_id: int
@@ -438,49 +431,19 @@ def timelines_past_soft_threshold(
     ``summarize``.
     """
     compactions = Compaction.objects.filter(timeline=OuterRef("pk"))
-    latest = compactions.filter(status=Compaction.Status.APPLIED).order_by("-id")
     unchanged_since_failure = compactions.filter(
         status__in=[Compaction.Status.REJECTED, Compaction.Status.FAILED],
         started_at__gte=OuterRef("conversation__last_activity_at"),
     )
-    window_tokens = (
-        Block.objects.filter(timeline=OuterRef("pk"), seq__gte=OuterRef("start_seq"))
-        .exclude(type=b.SUMMARY)
-        .order_by()
-        .values("timeline")
-        .annotate(total=Sum(_EFFECTIVE_TOKENS))
-        .values("total")
-    )
-    summary_tokens = Case(
-        When(summary_block__hidden=True, then=F("summary_block__replacement_tokens")),
-        default=F("summary_block__tokens"),
-        output_field=IntegerField(),
-    )
     rows = (
-        Timeline.objects.filter(conversation__last_activity_at__gte=now - active_within)
+        selectors.timelines_with_visible_tokens()
+        .filter(conversation__last_activity_at__gte=now - active_within)
         .exclude(Exists(compactions.filter(status=Compaction.Status.RUNNING)))
         .exclude(Exists(unchanged_since_failure))
-        .annotate(
-            retained_from=Subquery(latest.values("first_retained_seq")[:1]),
-            summary_seq=Subquery(latest.values("summary_block__seq")[:1]),
-            summary_tokens=Subquery(latest.annotate(t=summary_tokens).values("t")[:1]),
-        )
-        .annotate(start_seq=Greatest(F("view_start_seq"), Coalesce(F("retained_from"), Value(0))))
-        .annotate(window_tokens=Coalesce(Subquery(window_tokens), Value(0)))
         .order_by("pk")
-        .values_list(
-            "pk",
-            "view_start_seq",
-            "summary_seq",
-            "summary_tokens",
-            "window_tokens",
-            "conversation__settings",
-            "compaction_strategy",
-        )
+        .values_list("pk", "visible_tokens", "conversation__settings", "compaction_strategy")
     )
-    for pk, view_start, summary_seq, summary_tok, window_tok, overrides, strategy in rows.iterator(
-        chunk_size=500
-    ):
+    for pk, visible, overrides, strategy in rows.iterator(chunk_size=500):
         if strategy and not _summarizes(Timeline(pk=pk, compaction_strategy=strategy)):
             continue
         try:
@@ -488,12 +451,9 @@ def timelines_past_soft_threshold(
         except (SettingsError, TypeError):
             logger.warning("timeline %s: conversation settings unusable, not swept", pk)
             continue
-        visible = int(window_tok) + (
-            int(summary_tok or 0) if summary_seq is not None and summary_seq >= view_start else 0
-        )
         limit = background_settings(settings, soft_threshold=soft_threshold).compaction_limit
         if visible > limit:
-            yield TimelineLoad(timeline_id=pk, visible_tokens=visible, soft_limit=limit)
+            yield TimelineLoad(timeline_id=pk, visible_tokens=int(visible), soft_limit=limit)
 
 
 def compaction_sweep(

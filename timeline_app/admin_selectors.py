@@ -19,7 +19,6 @@ from typing import Any
 
 from django.core.paginator import Page, Paginator
 from django.db.models import (
-    Case,
     Count,
     Exists,
     F,
@@ -29,20 +28,15 @@ from django.db.models import (
     QuerySet,
     Subquery,
     Sum,
-    Value,
-    When,
     Window,
 )
-from django.db.models.functions import Coalesce, Greatest, Length, RowNumber, Substr
+from django.db.models.functions import Coalesce, Length, RowNumber, Substr
 
 from timeline_app.models import Block, Compaction, Conversation, Timeline
 from timeline_app.rendering import blocks as b
+from timeline_app.selectors import timelines_with_visible_tokens
 
 PREVIEW_CHARS = 240
-
-_EFFECTIVE_TOKENS = Case(
-    When(hidden=True, then=F("replacement_tokens")), default=F("tokens"), output_field=IntegerField()
-)
 
 
 def _count(queryset: QuerySet[Any], group_by: str) -> Subquery:
@@ -51,54 +45,6 @@ def _count(queryset: QuerySet[Any], group_by: str) -> Subquery:
         queryset.order_by().values(group_by).annotate(n=Count("pk")).values("n")[:1],
         output_field=IntegerField(),
     )
-
-
-def _latest_applied(timeline_ref: str = "pk") -> QuerySet[Compaction]:
-    return Compaction.objects.filter(
-        timeline=OuterRef(timeline_ref), status=Compaction.Status.APPLIED
-    ).order_by("-id")
-
-
-def timelines_with_visible_tokens() -> QuerySet[Timeline]:
-    """Timelines annotated with ``window_start`` and ``visible_tokens`` (one query, no N+1).
-
-    Mirrors ``selectors.visible_tokens``: blocks from ``max(view_start_seq, first retained seq of
-    the latest applied compaction)`` on, summaries excluded, hidden ones at their replacement
-    tokens; plus the latest summary's own tokens when it is inside the view.
-    """
-    latest = _latest_applied()
-    window_sum = Subquery(
-        Block.objects.filter(timeline=OuterRef("pk"), seq__gte=OuterRef("window_start"))
-        .exclude(type=b.SUMMARY)
-        .order_by()
-        .values("timeline")
-        .annotate(total=Sum(_EFFECTIVE_TOKENS))
-        .values("total")[:1],
-        output_field=IntegerField(),
-    )
-    summary_tokens = Subquery(
-        latest.annotate(
-            summary_cost=Case(
-                When(
-                    summary_block__seq__gte=OuterRef("view_start_seq"),
-                    then=Case(
-                        When(summary_block__hidden=True, then=F("summary_block__replacement_tokens")),
-                        default=F("summary_block__tokens"),
-                    ),
-                ),
-                default=Value(0),
-                output_field=IntegerField(),
-            )
-        ).values("summary_cost")[:1],
-        output_field=IntegerField(),
-    )
-    return Timeline.objects.annotate(
-        window_start=Greatest(
-            F("view_start_seq"),
-            Coalesce(Subquery(latest.values("first_retained_seq")[:1]), Value(0)),
-            output_field=IntegerField(),
-        )
-    ).annotate(visible_tokens=Coalesce(window_sum, 0) + Coalesce(summary_tokens, 0))
 
 
 def conversation_admin_list() -> QuerySet[Conversation]:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 from django.db import connection
-from django.db.models import Case, F, IntegerField, Q, QuerySet, Sum, When
+from django.db.models import Case, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum, Value, When
+from django.db.models.functions import Coalesce, Greatest
 
 from timeline_app.errors import NotFound
 from timeline_app.models import ApiKey, Block, Compaction, Conversation, Source, Tenant, Timeline
@@ -83,18 +85,61 @@ def visible_window(*, timeline: Timeline) -> list[BlockValue]:
     return window
 
 
-_EFFECTIVE_TOKENS = Case(
+EFFECTIVE_TOKENS = Case(
     When(hidden=True, then=F("replacement_tokens")), default=F("tokens"), output_field=IntegerField()
 )
+"""What a stored block costs in a render: its replacement text's tokens once hidden."""
+
+
+def timelines_with_visible_tokens() -> QuerySet[Any]:
+    """Timelines annotated with ``window_start`` and ``visible_tokens``, in one query (no N+1).
+
+    The visible window of each: blocks from ``max(view_start_seq, first retained seq of the latest
+    applied compaction)`` on, summaries excluded, hidden ones at their replacement tokens; plus the
+    latest summary's own tokens when it is inside the view. Summed in the database, never loaded.
+    """
+    latest = Compaction.objects.filter(timeline=OuterRef("pk"), status=Compaction.Status.APPLIED).order_by(
+        "-id"
+    )
+    window_sum = Subquery(
+        Block.objects.filter(timeline=OuterRef("pk"), seq__gte=OuterRef("window_start"))
+        .exclude(type=b.SUMMARY)
+        .order_by()
+        .values("timeline")
+        .annotate(total=Sum(EFFECTIVE_TOKENS))
+        .values("total")[:1],
+        output_field=IntegerField(),
+    )
+    summary_tokens = Subquery(
+        latest.annotate(
+            summary_cost=Case(
+                When(
+                    summary_block__seq__gte=OuterRef("view_start_seq"),
+                    then=Case(
+                        When(summary_block__hidden=True, then=F("summary_block__replacement_tokens")),
+                        default=F("summary_block__tokens"),
+                    ),
+                ),
+                default=Value(0),
+                output_field=IntegerField(),
+            )
+        ).values("summary_cost")[:1],
+        output_field=IntegerField(),
+    )
+    return Timeline.objects.annotate(
+        window_start=Greatest(
+            F("view_start_seq"),
+            Coalesce(Subquery(latest.values("first_retained_seq")[:1]), Value(0)),
+            output_field=IntegerField(),
+        )
+    ).annotate(visible_tokens=Coalesce(window_sum, 0) + Coalesce(summary_tokens, 0))
 
 
 def visible_tokens(*, timeline: Timeline) -> int:
-    """Sum of the visible window's tokens, computed in the database."""
-    compaction = latest_applied_compaction(timeline=timeline)
-    total = _window_queryset(timeline, compaction).aggregate(total=Sum(_EFFECTIVE_TOKENS))["total"] or 0
-    summary = compaction.summary_block if compaction is not None else None
-    if summary is not None and summary.seq >= timeline.view_start_seq:
-        total += summary.replacement_tokens if summary.hidden else summary.tokens
+    """Sum of the visible window's tokens (one query; see ``timelines_with_visible_tokens``)."""
+    total = (
+        timelines_with_visible_tokens().filter(pk=timeline.pk).values_list("visible_tokens", flat=True).get()
+    )
     return int(total)
 
 
@@ -111,7 +156,7 @@ def tokens_from_seq(*, timeline: Timeline, seq: int) -> int:
     total = (
         Block.objects.filter(timeline=timeline, seq__gte=max(seq, timeline.view_start_seq))
         .exclude(type=b.SUMMARY)
-        .aggregate(total=Sum(_EFFECTIVE_TOKENS))["total"]
+        .aggregate(total=Sum(EFFECTIVE_TOKENS))["total"]
     )
     return int(total or 0)
 
