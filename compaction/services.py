@@ -30,12 +30,13 @@ from compaction import signals
 from compaction.digest import build_digest
 from compaction.planner import CompactionPlan, build_summary_block, compaction_is_accepted, plan_compaction
 from compaction.summarizer_factory import configured_summarizer, fallback_summarizer
-from compaction.summarizers import Summarizer, summarize_with_fallback
+from compaction.summarizers import Summarizer, SummaryOutcome, summarize_with_fallback
 from timeline_app import selectors
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering.blocks import Block as BlockValue
 from timeline_app.rendering.costs import block_tokens
 from timeline_app.rendering.settings import RenderSettings, SettingsError, resolve_settings
+from timeline_app.services.blocks import iso_now
 
 logger = logging.getLogger(__name__)
 
@@ -212,6 +213,64 @@ def compaction_run(
         raise
 
 
+@dataclass(frozen=True)
+class SummaryDraft:
+    """A summary block written for a plan but not stored yet (``block`` is an unsaved row)."""
+
+    block: Block
+    history: SummaryOutcome
+    split: SummaryOutcome | None
+    digest: dict[str, Any]
+    summarize_ms: int
+
+    @property
+    def errors(self) -> str:
+        return "; ".join(e for e in (self.history.error, self.split.error if self.split else None) if e)
+
+
+def draft_summary(
+    *, plan: CompactionPlan, settings: RenderSettings, summarizer: Summarizer, turn_id: str
+) -> SummaryDraft:
+    """Summarize a plan (progressively: the previous summary is fed in), the split turn's prefix
+    under its own budget, and the cumulative digest; the extractive summary stands in for any
+    summarizer failure. Never called inside a transaction: an LLM call may take seconds."""
+    previous = plan.previous_summary
+    started = time.monotonic()
+    history = summarize_with_fallback(
+        summarizer,
+        fallback_summarizer(),
+        blocks=plan.summarized,
+        previous_summary=previous.text if previous else None,
+        max_tokens=settings.summary_max_tokens,
+        purpose="history",
+    )
+    split = None
+    if plan.is_split:
+        # The LLM just failed after all its retries: do not make the caller wait for it twice.
+        split = summarize_with_fallback(
+            summarizer if history.error is None else None,
+            fallback_summarizer(),
+            blocks=plan.split_prefix,
+            previous_summary=None,
+            max_tokens=settings.split_prefix_max_tokens,
+            purpose="split_turn",
+        )
+    summarize_ms = int((time.monotonic() - started) * 1000)
+    digest = build_digest(
+        plan.compacted, previous=previous.meta.get("compaction_digest") if previous else None
+    )
+    fields = build_summary_block(
+        plan,
+        summary_text=history.text,
+        split_text=split.text if split else None,
+        digest=digest,
+        turn_id=turn_id,
+    )
+    block = Block(ts=iso_now(), **fields)
+    block.tokens = block_tokens(block.to_value())
+    return SummaryDraft(block=block, history=history, split=split, digest=digest, summarize_ms=summarize_ms)
+
+
 def _summarize_and_apply(
     *,
     snap: _Snapshot,
@@ -233,52 +292,12 @@ def _summarize_and_apply(
     )
 
     # Outside any transaction: the LLM call may take seconds and retries.
-    previous = plan.previous_summary
-    summarize_started = time.monotonic()
-    history = summarize_with_fallback(
-        summarizer,
-        fallback_summarizer(),
-        blocks=plan.summarized,
-        previous_summary=previous.text if previous else None,
-        max_tokens=settings.summary_max_tokens,
-        purpose="history",
-    )
-    split = None
-    if plan.is_split:
-        # The LLM just failed after all its retries: do not make the caller wait for it twice.
-        split = summarize_with_fallback(
-            summarizer if history.error is None else None,
-            fallback_summarizer(),
-            blocks=plan.split_prefix,
-            previous_summary=None,
-            max_tokens=settings.split_prefix_max_tokens,
-            purpose="split_turn",
-        )
-    summarize_ms = int((time.monotonic() - summarize_started) * 1000)
-    errors = "; ".join(e for e in (history.error, split.error if split else None) if e)
-    previous_digest = previous.meta.get("compaction_digest") if previous else None
-    digest = build_digest(plan.compacted, previous=previous_digest)
     turn_id = selectors.timeline_current_turn_id(timeline=timeline) or (
         snap.window[-1].turn_id if snap.window else ""
     )
-    fields = build_summary_block(
-        plan,
-        summary_text=history.text,
-        split_text=split.text if split else None,
-        digest=digest,
-        turn_id=turn_id,
-    )
-    summary = Block(
-        turn_id=fields["turn_id"],
-        type=fields["type"],
-        author=fields["author"],
-        ts=_iso_now(),
-        mime=fields["mime"],
-        text=fields["text"],
-        path=fields["path"],
-        meta=fields["meta"],
-    )
-    summary.tokens = block_tokens(summary.to_value())
+    draft = draft_summary(plan=plan, settings=settings, summarizer=summarizer, turn_id=turn_id)
+    summary, history, errors, digest = draft.block, draft.history, draft.errors, draft.digest
+    summarize_ms = draft.summarize_ms
     common: dict[str, Any] = {
         "summarizer": history.summarizer,
         "model": history.model,
@@ -365,12 +384,6 @@ def _store(row: Compaction, *, status: str, started: float, **fields: Any) -> No
     row.finished_at = timezone.now()
     row.duration_ms = int((time.monotonic() - started) * 1000)
     row.save()
-
-
-def _iso_now() -> str:
-    from timeline_app.services import iso_now
-
-    return iso_now()
 
 
 # ---------------------------------------------------------------- background work

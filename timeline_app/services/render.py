@@ -8,21 +8,19 @@ window) → 4. hidden blocks as replacement text → 5. cache points → 6. tail
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
 
-from compaction.digest import build_digest
-from compaction.planner import build_summary_block, needs_compaction, plan_compaction
-from compaction.services import CompactionOutcome, compaction_run
+from compaction.planner import needs_compaction, plan_compaction
+from compaction.services import CompactionOutcome, compaction_run, draft_summary
 from compaction.summarizer_factory import fallback_summarizer
 from compaction.summarizers import Summarizer
 from timeline_app import selectors
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering.blocks import Block as BlockValue
-from timeline_app.rendering.costs import block_tokens
 from timeline_app.rendering.formats import Source
 from timeline_app.rendering.pipeline import Rendered, RenderOptions, render_window
 from timeline_app.rendering.settings import RenderSettings, resolve_settings
@@ -64,31 +62,9 @@ def _preview_compaction(
     plan = plan_compaction(window, system_tokens=system_tokens, settings=settings, force=force)
     if plan is None:
         return None
-    summarizer = fallback_summarizer()
-    previous = plan.previous_summary
-    text = summarizer.summarize(
-        blocks=plan.summarized,
-        previous_summary=previous.text if previous else None,
-        max_tokens=settings.summary_max_tokens,
-        purpose="history",
-    )
-    split = (
-        summarizer.summarize(
-            blocks=plan.split_prefix,
-            previous_summary=None,
-            max_tokens=settings.split_prefix_max_tokens,
-            purpose="split_turn",
-        )
-        if plan.is_split
-        else None
-    )
-    digest = build_digest(
-        plan.compacted, previous=previous.meta.get("compaction_digest") if previous else None
-    )
-    fields = build_summary_block(plan, summary_text=text, split_text=split, digest=digest, turn_id=turn_id)
-    summary = BlockValue(seq=0, ts="", **fields)
-    summary = replace(summary, tokens=block_tokens(summary))
-    return [summary, *plan.retained]
+    draft = draft_summary(plan=plan, settings=settings, summarizer=fallback_summarizer(), turn_id=turn_id)
+    draft.block.seq = 0
+    return [draft.block.to_value(), *plan.retained]
 
 
 def timeline_render(
