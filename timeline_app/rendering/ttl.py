@@ -12,10 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
-from compaction.tokens import count_text_tokens
-
 from .blocks import ASSISTANT_COMPLETION, SUMMARY, TOOL_RESULT, TURN_HEADER, USER_PROMPT, Block
-from .formats import block_text
+from .costs import hidden_tokens
 from .settings import RenderSettings
 
 TtlStatus = Literal["disabled", "armed", "fresh", "no_effect", "pruned"]
@@ -62,12 +60,6 @@ def replacement_text_for(block: Block) -> str:
     return f"[pruned after cache expiry] {where} — {_hint(block)} (read it back by path)"
 
 
-def replacement_tokens_for(block: Block, replacement_text: str, reason: str = TTL_REASON) -> int:
-    """Tokens of the block's hidden rendering, the value to store as ``replacement_tokens``."""
-    hidden = block.hide(replacement_text=replacement_text, reason=reason, replacement_tokens=0)
-    return count_text_tokens(block_text(hidden))
-
-
 def is_prunable(block: Block) -> bool:
     """Not yet hidden, not a structural block, and a tool result or bulky (binary or > 1,000 tokens)."""
     if block.hidden or block.type in NEVER_PRUNED:
@@ -108,7 +100,7 @@ def plan_ttl_pruning(
                 path=block.path,
                 replacement_text=text,
                 reason=TTL_REASON,
-                replacement_tokens=replacement_tokens_for(block, text),
+                replacement_tokens=hidden_tokens(block, text),
             )
         )
     return TtlDecision("pruned" if hides else "no_effect", tuple(hides))

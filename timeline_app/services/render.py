@@ -19,12 +19,13 @@ from compaction.services import CompactionOutcome, compaction_run, draft_summary
 from compaction.summarizer_factory import fallback_summarizer
 from compaction.summarizers import Summarizer
 from timeline_app import selectors
-from timeline_app.models import Block, Compaction, Timeline
+from timeline_app.models import Compaction, Timeline
 from timeline_app.rendering.blocks import Block as BlockValue
 from timeline_app.rendering.formats import Source
 from timeline_app.rendering.pipeline import Rendered, RenderOptions, render_window
 from timeline_app.rendering.settings import RenderSettings, resolve_settings
 from timeline_app.rendering.ttl import TtlDecision, apply_hides, plan_ttl_pruning
+from timeline_app.services.hiding import hides_store
 from timeline_app.services.messages import strategy_window
 
 
@@ -44,13 +45,7 @@ def timeline_settings(*, timeline: Timeline, max_tokens: int | None = None) -> R
 
 def _persist_ttl(*, timeline: Timeline, decision: TtlDecision, now: datetime) -> None:
     with transaction.atomic(durable=True):
-        for hide in decision.hides:
-            Block.objects.filter(timeline=timeline, seq=hide.seq, hidden=False).update(
-                hidden=True,
-                replacement_text=hide.replacement_text,
-                hidden_reason=hide.reason,
-                replacement_tokens=hide.replacement_tokens,
-            )
+        hides_store(timeline=timeline, hides=decision.hides)
         Timeline.objects.filter(pk=timeline.pk).update(cache_last_touch_at=now)
     timeline.cache_last_touch_at = now
 
