@@ -36,7 +36,10 @@ def conversation_get(*, tenant: Tenant, public_id: str) -> Conversation:
 
 
 def timeline_get(*, conversation: Conversation, name: str) -> Timeline | None:
-    return Timeline.objects.filter(conversation=conversation, name=name).first()
+    timeline = Timeline.objects.filter(conversation=conversation, name=name).first()
+    if timeline is not None:
+        timeline.conversation = conversation  # callers read its settings: no second query
+    return timeline
 
 
 def timeline_names(*, conversation: Conversation) -> list[str]:

@@ -152,3 +152,35 @@ def test_bad_render_input_is_400_and_changes_nothing(owner, conversation, payloa
     assert response.json()["error"]["code"] == "invalid"
     timeline.refresh_from_db()
     assert timeline.cache_last_touch_at is None
+
+
+def render_queries(owner, turns: int) -> int:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from ..engine.helpers import add_turn
+
+    timeline = Timeline.objects.get(conversation__public_id="c1")
+    start = Block.objects.filter(timeline=timeline, type="turn.header").count() + 1
+    for number in range(start, start + turns):
+        add_turn(timeline, number)
+    with CaptureQueriesContext(connection) as captured:
+        assert owner.post(f"{BASE}/render/", {"include_sources": True, "include_announce": True}).status_code == 200
+    return len(captured)
+
+
+def test_render_query_count_does_not_grow_with_the_timeline(owner, conversation):
+    small = render_queries(owner, 2)
+    assert render_queries(owner, 10) == small
+    assert small <= 12
+
+
+def test_replayed_blocks_are_not_tokenized_again(owner, conversation, monkeypatch):
+    from timeline_app.services import blocks as block_services
+
+    payload = {"blocks": [{"type": "react.notes", "text": "note", "id": "n-1"}]}
+    owner.post(f"{BASE}/blocks/", payload)
+    calls = []
+    monkeypatch.setattr(block_services, "block_tokens", lambda value: calls.append(value) or 1)
+    again = owner.post(f"{BASE}/blocks/", payload).json()["blocks"][0]
+    assert calls == [] and again["tokens"] > 1

@@ -144,6 +144,13 @@ def blocks_append(*, timeline: Timeline, blocks: Sequence[NewBlock]) -> list[Blo
     # Blocks without a turn_id join the current turn: look it up only when one needs it.
     needs_turn = any(nb.turn_id is None for nb in blocks)
     current_turn = selectors.timeline_current_turn_id(timeline=timeline) if needs_turn else ""
+    # Replays (same client id) come back as stored: do not tokenize them again. Stored blocks are
+    # never deleted, so an id seen here is still there under the lock below.
+    known = (
+        set(Block.objects.filter(timeline=timeline, client_id__in=ids).values_list("client_id", flat=True))
+        if ids
+        else set()
+    )
     now_iso = iso_now()
     prepared: list[Block] = []
     for nb in blocks:
@@ -167,7 +174,8 @@ def blocks_append(*, timeline: Timeline, blocks: Sequence[NewBlock]) -> list[Blo
             meta=nb.meta,
             client_id=nb.client_id,
         )
-        row.tokens = block_tokens(row.to_value())
+        if row.client_id not in known:
+            row.tokens = block_tokens(row.to_value())
         prepared.append(row)
 
     with transaction.atomic(durable=True):
