@@ -40,6 +40,7 @@ beat: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports --no-logo
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy timeline_app compaction config

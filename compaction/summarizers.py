@@ -15,13 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from compaction.tokens import count_text_tokens
 from timeline_app.rendering.blocks import (
     ASSISTANT_COMPLETION,
     TOOL_RESULT,
     USER_PROMPT,
     Block,
 )
+from timeline_app.rendering.tokens import count_text_tokens
 
 Purpose = Literal["history", "split_turn"]
 

@@ -28,7 +28,6 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "timeline_app",
-    "compaction",
 ]
 
 MIDDLEWARE = [

@@ -60,6 +60,8 @@ redis-cli -p "$REDIS_PORT" info server | grep redis_version
 if [ "${TIMELINE_SKIP_CHECKS:-0}" != 1 ]; then
   echo "== checks"
   .venv/bin/ruff check .
+  .venv/bin/ruff format --check .
+  .venv/bin/lint-imports --no-logo
   .venv/bin/mypy timeline_app compaction config
   .venv/bin/python manage.py makemigrations --check --dry-run >/dev/null
   .venv/bin/python manage.py spectacular --validate --fail-on-warn --file "$WORK/openapi.yaml"

@@ -8,6 +8,7 @@ class TimelineAppConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        # Django's rule: models (which roles imports) are importable only once the registry is ready.
         from timeline_app.roles import create_roles_after_migrate
 
         # The admin roles (support, operator) and their permissions, idempotently, no migration.

@@ -15,6 +15,8 @@ from django.contrib.auth.models import AbstractUser, AnonymousUser, Group, Permi
 from django.contrib.contenttypes.models import ContentType
 from django.db import DEFAULT_DB_ALIAS
 
+from timeline_app.models import Conversation
+
 SUPPORT = "support"
 OPERATOR = "operator"
 
@@ -31,8 +33,6 @@ VIEWABLE_MODELS = ("tenant", "conversation", "timeline", "block", "compaction", 
 
 def ensure_roles(*, using: str = DEFAULT_DB_ALIAS) -> tuple[Group, Group]:
     """Create (or complete) the ``support`` and ``operator`` groups and the custom permissions."""
-    from timeline_app.models import Conversation
-
     content_type = ContentType.objects.db_manager(using).get_for_model(Conversation)
     custom = [
         Permission.objects.using(using).get_or_create(

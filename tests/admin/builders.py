@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from compaction.services import compaction_run
 from timeline_app import services
 from timeline_app.models import Block, Compaction, Conversation, Tenant, Timeline
 from timeline_app.rendering import blocks as b
+from timeline_app.services.compaction import compaction_run
 from timeline_app.services.render import timeline_settings
 
 LOREM = (

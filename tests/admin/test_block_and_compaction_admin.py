@@ -12,7 +12,7 @@ from django.utils import timezone
 from tests.admin import urls
 from tests.admin.builders import contribute_turns
 from timeline_app import services
-from timeline_app.admin import BlockAdmin, CompactionAdmin
+from timeline_app.admin.admin import BlockAdmin, CompactionAdmin
 from timeline_app.models import Block, Compaction
 
 LIST_QUERIES = 6

@@ -13,8 +13,8 @@ from django.utils import timezone
 from tests.admin import urls
 from tests.admin.builders import compacted_conversation, contribute_turns, hide
 from timeline_app import selectors, services
-from timeline_app.admin import ConversationAdmin
-from timeline_app.admin_selectors import conversation_admin_list
+from timeline_app.admin.admin import ConversationAdmin
+from timeline_app.admin.selectors import conversation_admin_list
 from timeline_app.models import Block, Compaction, Conversation, Timeline
 from timeline_app.rendering import blocks as b
 

@@ -11,7 +11,7 @@ import pytest
 from tests.admin import urls
 from tests.admin.builders import contribute_turns, split_turn_conversation
 from timeline_app import services
-from timeline_app.admin_views import BLOCKS_PER_TURN, TURNS_PER_PAGE
+from timeline_app.admin.pages import BLOCKS_PER_TURN, TURNS_PER_PAGE
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering import blocks as b
 

@@ -165,7 +165,10 @@ def render_queries(owner, turns: int) -> int:
     for number in range(start, start + turns):
         add_turn(timeline, number)
     with CaptureQueriesContext(connection) as captured:
-        assert owner.post(f"{BASE}/render/", {"include_sources": True, "include_announce": True}).status_code == 200
+        assert (
+            owner.post(f"{BASE}/render/", {"include_sources": True, "include_announce": True}).status_code
+            == 200
+        )
     return len(captured)
 
 

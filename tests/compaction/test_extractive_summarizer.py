@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from compaction.summarizers import ExtractiveSummarizer, Summarizer, transcript, truncate_to_tokens
-from compaction.tokens import count_text_tokens
 from tests.compaction.factories import Stream
 from timeline_app.rendering.blocks import TOOL_RESULT, Block
+from timeline_app.rendering.tokens import count_text_tokens
 
 
 def history() -> list[Block]:

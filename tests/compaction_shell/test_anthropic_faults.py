@@ -11,11 +11,11 @@ import pytest
 from django.forms.models import model_to_dict
 
 from compaction.anthropic_summarizer import SYSTEM_PROMPT, AnthropicSummarizer
-from compaction.tasks import compact_timeline
 from tests.anthropic_mock import ScriptedTransport, error, message, mock_client
 from timeline_app import services
 from timeline_app.models import Block, Compaction
 from timeline_app.rendering import blocks as b
+from timeline_app.tasks import compact_timeline
 
 from .helpers import fill_to, make_timeline
 from .summarizers import use

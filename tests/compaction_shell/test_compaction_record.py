@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from compaction import services as compaction_services
-from compaction.signals import on_after_compaction, on_before_compaction
 from compaction.summarizers import ExtractiveSummarizer
-from compaction.tasks import compact_timeline
 from timeline_app import selectors
 from timeline_app.models import Block, Compaction
 from timeline_app.rendering import blocks as b
+from timeline_app.services import compaction as compaction_services
+from timeline_app.signals import on_after_compaction, on_before_compaction
+from timeline_app.tasks import compact_timeline
 
 from .helpers import fill_to, make_timeline
 from .summarizers import use

@@ -8,10 +8,10 @@ import time
 
 import pytest
 
-from compaction.services import TAKEN_OVER, compaction_run
 from timeline_app import selectors, services
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering import blocks as b
+from timeline_app.services.compaction import TAKEN_OVER, compaction_run
 from timeline_app.services.render import timeline_settings
 
 from .helpers import fill_to, in_thread, make_timeline, needs_concurrent_db
@@ -205,7 +205,7 @@ def test_concurrent_contributors_lose_nothing_while_a_compaction_summarizes_and_
 
 
 def test_a_run_whose_plan_went_stale_before_its_claim_plans_again_instead_of_summarizing(monkeypatch):
-    from compaction import services as compaction_services
+    from timeline_app.services import compaction as compaction_services
 
     timeline = make_timeline()
     fill_to(timeline, 4_600)

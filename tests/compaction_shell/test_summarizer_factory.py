@@ -7,8 +7,8 @@ from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 
 from compaction.anthropic_summarizer import AnthropicSummarizer
-from compaction.summarizer_factory import configured_summarizer, fallback_summarizer
 from compaction.summarizers import ExtractiveSummarizer
+from timeline_app.services.summarizers import configured_summarizer, fallback_summarizer
 
 from .summarizers import SlowSummarizer
 

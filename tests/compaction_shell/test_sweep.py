@@ -8,12 +8,12 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
-from compaction.services import compaction_run, timelines_past_soft_threshold
-from compaction.tasks import compact_timeline, sweep_compactions
 from timeline_app import selectors, services
 from timeline_app.models import Block, Compaction, Conversation, Timeline
 from timeline_app.rendering import blocks as b
+from timeline_app.services.compaction import compaction_run, timelines_past_soft_threshold
 from timeline_app.services.render import timeline_settings
+from timeline_app.tasks import compact_timeline, sweep_compactions
 
 from .helpers import fill_to, make_timeline
 

@@ -21,11 +21,11 @@ from django.conf import settings
 from django.db import connection
 from django.test import override_settings
 
-from compaction.services import TAKEN_OVER
 from config.celery import app
 from tests.compaction_shell.helpers import SMALL, fill_to
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering import blocks as b
+from timeline_app.services.compaction import TAKEN_OVER
 
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "")
 BASE_DIR = Path(settings.BASE_DIR)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from compaction.services import compaction_run
 from timeline_app import selectors
 from timeline_app.models import Block, Compaction
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.services.compaction import compaction_run
 from timeline_app.services.hiding import blocks_hide
 from timeline_app.services.render import timeline_render, timeline_settings
 
@@ -197,7 +197,7 @@ def test_summarizer_failure_falls_back_to_extractive_and_is_recorded(conversatio
 
 
 def test_signals_fire_with_the_seed_payload(conversation, timeline):
-    from compaction.signals import on_after_compaction, on_before_compaction
+    from timeline_app.signals import on_after_compaction, on_before_compaction
 
     small_settings(conversation)
     add_turns(timeline, 8)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from compaction.tokens import count_text_tokens
 from timeline_app.rendering.blocks import (
     ASSISTANT_COMPLETION,
     NOTES,
@@ -15,6 +14,7 @@ from timeline_app.rendering.blocks import (
 )
 from timeline_app.rendering.formats import block_text
 from timeline_app.rendering.settings import RenderSettings
+from timeline_app.rendering.tokens import count_text_tokens
 from timeline_app.rendering.ttl import apply_hides, plan_ttl_pruning
 
 from .builders import PNG_B64, Stream

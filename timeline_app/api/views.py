@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, cast
 
+from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -14,9 +15,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from compaction.services import CompactionOutcome, compaction_run
-from compaction.tasks import compact_timeline
-from compaction.tokens import count_text_tokens
+from config.celery import app as celery_app
 from timeline_app import selectors, services
 from timeline_app.api import serializers as s
 from timeline_app.api.auth import ApiClient
@@ -25,6 +24,8 @@ from timeline_app.api.fields import StrictSerializer
 from timeline_app.errors import InvalidInput, NotFound
 from timeline_app.models import Compaction, Conversation, Tenant, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.rendering.tokens import count_text_tokens
+from timeline_app.services.compaction import CompactionOutcome, compaction_enqueue, compaction_run
 from timeline_app.services.hiding import blocks_hide
 from timeline_app.services.render import timeline_render, timeline_settings
 
@@ -241,8 +242,10 @@ class CompactView(TenantView):
                 system_tokens=data["system_tokens"],
             )
             return Response(outcome.as_dict())
-        result = compact_timeline.delay(timeline.pk, Compaction.Trigger.MANUAL, data["force"])
-        return Response({"task_id": result.id}, status=status.HTTP_202_ACCEPTED)
+        task_id = compaction_enqueue(
+            timeline_id=timeline.pk, trigger=Compaction.Trigger.MANUAL, force=data["force"]
+        )
+        return Response({"task_id": task_id}, status=status.HTTP_202_ACCEPTED)
 
 
 def parse_iso(value: str) -> datetime:
@@ -431,7 +434,6 @@ class TimelineImportView(TenantView):
 
 def healthz(request: HttpRequest) -> JsonResponse:
     """Liveness and readiness: the database, and the broker when one is configured."""
-    from django.conf import settings
 
     checks: dict[str, str] = {}
     healthy = True
@@ -445,10 +447,8 @@ def healthz(request: HttpRequest) -> JsonResponse:
     if settings.CELERY_TASK_ALWAYS_EAGER:
         checks["broker"] = "eager (no broker)"
     else:
-        from config.celery import app
-
         try:
-            with app.connection_for_write() as conn:
+            with celery_app.connection_for_write() as conn:
                 conn.ensure_connection(max_retries=1, timeout=2)
             checks["broker"] = "ok"
         except Exception as exc:

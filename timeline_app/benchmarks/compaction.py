@@ -16,12 +16,12 @@ from typing import Any
 
 from django.conf import settings
 
-from compaction.services import timeline_compact
 from compaction.summarizers import ExtractiveSummarizer, Summarizer
 from timeline_app import selectors, services
 from timeline_app.benchmarks.common import scratch_tenant, scratch_timeline, synthetic_turn
 from timeline_app.models import Compaction, Conversation, Tenant, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.services.compaction import timeline_compact
 from timeline_app.services.render import timeline_render
 
 MAX_TOKENS = 20_000

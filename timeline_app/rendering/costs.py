@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from compaction.tokens import count_binary_tokens, count_text_tokens
 from timeline_app.rendering.blocks import Block
 from timeline_app.rendering.formats import block_text
+from timeline_app.rendering.tokens import count_binary_tokens, count_text_tokens
 
 
 def block_tokens(block: Block) -> int:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from compaction.tokens import count_text_tokens
+from timeline_app.rendering.tokens import count_text_tokens
 
 from .blocks import SUMMARY, TURN_HEADER, USER_PROMPT, Block
 from .cache_points import cache_point_indices

@@ -15,8 +15,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from compaction.planner import needs_compaction, plan_compaction
-from compaction.services import CompactionOutcome, compaction_run, draft_summary
-from compaction.summarizer_factory import fallback_summarizer
 from compaction.summarizers import Summarizer
 from timeline_app import selectors
 from timeline_app.models import Compaction, Timeline
@@ -25,8 +23,10 @@ from timeline_app.rendering.formats import Source
 from timeline_app.rendering.pipeline import Rendered, RenderOptions, render_window
 from timeline_app.rendering.settings import RenderSettings, resolve_settings
 from timeline_app.rendering.ttl import TtlDecision, apply_hides, plan_ttl_pruning
+from timeline_app.services.compaction import CompactionOutcome, compaction_run, draft_summary
 from timeline_app.services.hiding import hides_store
 from timeline_app.services.messages import strategy_window
+from timeline_app.services.summarizers import fallback_summarizer
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ def configured_summarizer() -> Summarizer:
     if dotted:
         return _custom_summarizer(dotted)
     if settings.TIMELINE_SUMMARIZER == "anthropic":
+        # Lazy: the anthropic SDK is heavy and only needed when this summarizer is configured.
         from compaction.anthropic_summarizer import AnthropicSummarizer
 
         return AnthropicSummarizer(

@@ -17,11 +17,14 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
-from compaction.services import compaction_sweep, timeline_compact
 from timeline_app.models import Compaction
+from timeline_app.services.compaction import compaction_sweep, timeline_compact
 
 
 @shared_task(
+    # Names kept from before the move to timeline_app: messages queued by an older release and the
+    # beat schedule still address them.
+    name="compaction.tasks.compact_timeline",
     bind=True,
     acks_late=True,
     reject_on_worker_lost=True,
@@ -43,7 +46,7 @@ def compact_timeline(
     return {**outcome.as_dict(), "compaction_id": outcome.compaction_id}
 
 
-@shared_task(ignore_result=True)
+@shared_task(name="compaction.tasks.sweep_compactions", ignore_result=True)
 def sweep_compactions(active_within_seconds: int = 3600) -> int:
     """The beat job: enqueue ``compact_timeline`` for every recently active timeline whose visible
     tokens passed ``TIMELINE_SOFT_THRESHOLD × max_tokens``. Returns how many were enqueued."""

@@ -3,7 +3,7 @@ and digests, and preview a render. Read-only for everyone; the only mutating con
 "compact now" and "export", each behind its own permission (see ``timeline_app.roles``).
 
 Built for huge tables: no full result counts, annotated subqueries instead of per-row queries,
-``raw_id_fields``, no inlines of blocks. Custom pages live in ``timeline_app.admin_views``.
+``raw_id_fields``, no inlines of blocks. Custom pages live in ``timeline_app.admin.pages``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,9 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.http import urlencode
 
-from timeline_app import admin_selectors, admin_views, roles
+from timeline_app import roles
+from timeline_app.admin import pages as admin_views
+from timeline_app.admin import selectors as admin_selectors
 from timeline_app.models import ApiKey, Block, Compaction, Conversation, Tenant
 from timeline_app.rendering import blocks as b
 

@@ -22,21 +22,24 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from celery import current_app
+from django.conf import settings as django_settings
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
-from compaction import signals
 from compaction.digest import build_digest
 from compaction.planner import CompactionPlan, build_summary_block, compaction_is_accepted, plan_compaction
-from compaction.summarizer_factory import configured_summarizer, fallback_summarizer
+from compaction.strategies import SUMMARIZE
 from compaction.summarizers import Summarizer, SummaryOutcome, summarize_with_fallback
-from timeline_app import selectors
+from timeline_app import selectors, signals
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering.blocks import Block as BlockValue
 from timeline_app.rendering.costs import block_tokens
 from timeline_app.rendering.settings import RenderSettings, SettingsError, resolve_settings
 from timeline_app.services.blocks import iso_now
+from timeline_app.services.messages import effective_strategy
+from timeline_app.services.summarizers import configured_summarizer, fallback_summarizer
 
 logger = logging.getLogger(__name__)
 
@@ -400,8 +403,6 @@ def timeline_compact(
 ) -> CompactionOutcome:
     """The compact task's work: a background run plans against the soft threshold, a manual one
     against the conversation's own threshold (like ``POST …/compact/`` with ``wait``)."""
-    from django.conf import settings as django_settings
-
     if trigger not in Compaction.Trigger.values:
         raise ValueError(f"unknown compaction trigger {trigger!r}")
     timeline = Timeline.objects.select_related("conversation").filter(pk=timeline_id).first()
@@ -418,9 +419,6 @@ def timeline_compact(
 def _summarizes(timeline: Timeline) -> bool:
     """Whether the context uses the seeds' summary compaction (named contexts may truncate or
     slide a window instead: background summaries would be wasted on them)."""
-    from compaction.strategies import SUMMARIZE
-    from timeline_app.services.messages import effective_strategy
-
     return bool(effective_strategy(timeline=timeline)["name"] == SUMMARIZE)
 
 
@@ -476,8 +474,6 @@ def compaction_sweep(
 
     ``expires`` drops a queued task that no worker started in time (the next sweep enqueues again).
     """
-    from compaction.tasks import compact_timeline
-
     due = [
         load.timeline_id
         for load in timelines_past_soft_threshold(
@@ -485,7 +481,22 @@ def compaction_sweep(
         )
     ]
     for timeline_id in due:
-        compact_timeline.apply_async(args=(timeline_id, Compaction.Trigger.BACKGROUND), expires=expires)
+        compaction_enqueue(timeline_id=timeline_id, trigger=Compaction.Trigger.BACKGROUND, expires=expires)
     if due:
         logger.info("compaction sweep: %d timeline(s) past the soft threshold enqueued", len(due))
     return due
+
+
+# The compact task, addressed by its registered name: services never import the task module (tasks
+# call services), and a lookup in Celery's registry keeps eager mode working (``send_task`` would
+# bypass ``task_always_eager``).
+COMPACT_TASK = "compaction.tasks.compact_timeline"
+
+
+def compaction_enqueue(
+    *, timeline_id: int, trigger: str, force: bool = False, expires: float | None = None
+) -> str:
+    """Queue a compaction of one timeline; returns the Celery task id."""
+    task = current_app.tasks[COMPACT_TASK]
+    result = task.apply_async(args=(timeline_id, trigger, force), expires=expires)
+    return str(result.id)

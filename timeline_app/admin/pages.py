@@ -26,10 +26,15 @@ from django.urls import reverse
 from django.utils.functional import cached_property
 from django.utils.http import urlencode
 
-from timeline_app import admin_selectors, roles
+from timeline_app import roles
+from timeline_app.admin import selectors as admin_selectors
 from timeline_app.models import Block, Compaction, Conversation, Timeline
 from timeline_app.rendering import blocks as b
+from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.rendering.settings import SettingsError, resolve_settings
+from timeline_app.services.compaction import compaction_run
+from timeline_app.services.export import timeline_export
+from timeline_app.services.render import timeline_render, timeline_settings
 
 if TYPE_CHECKING:
     from django.contrib.admin import ModelAdmin
@@ -456,9 +461,6 @@ def _flag(request: HttpRequest, name: str, default: bool) -> bool:
 
 def render_preview_page(model_admin: ModelAdmin[Any], request: HttpRequest, object_id: str) -> HttpResponse:
     """What the agent would get if it rendered now, as a dry run that persists nothing."""
-    from timeline_app.rendering.pipeline import RenderOptions
-    from timeline_app.services.render import timeline_render
-
     conversation, timeline = _conversation_and_timeline(model_admin, request, object_id)
     include_sources = _flag(request, "sources", True)
     include_announce = _flag(request, "announce", True)
@@ -509,9 +511,6 @@ def render_preview_page(model_admin: ModelAdmin[Any], request: HttpRequest, obje
 
 def _compact(timeline: Timeline) -> tuple[int, str]:
     """Run a forced manual compaction; returns a message level and text."""
-    from compaction.services import compaction_run
-    from timeline_app.services.render import timeline_settings
-
     try:
         outcome = compaction_run(
             timeline=timeline,
@@ -567,10 +566,6 @@ def export_download(model_admin: ModelAdmin[Any], request: HttpRequest, object_i
     if not roles.can_export(request.user):
         raise PermissionDenied
     conversation, timeline = _conversation_and_timeline(model_admin, request, object_id)
-    try:
-        from timeline_app.services.export import timeline_export
-    except ImportError:
-        return HttpResponse("Export is not available in this build.", status=501, content_type="text/plain")
     payload = timeline_export(timeline=timeline)
     body = json.dumps(payload, cls=DjangoJSONEncoder, ensure_ascii=False, indent=2, sort_keys=True)
     filename = f"{_safe_filename(conversation.public_id)}.{_safe_filename(timeline.name)}.timeline.v1.json"

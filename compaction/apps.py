@@ -1,6 +1,0 @@
-from django.apps import AppConfig
-
-
-class CompactionConfig(AppConfig):
-    name = "compaction"
-    verbose_name = "Compaction"
