@@ -6,8 +6,9 @@ from collections.abc import Callable
 import pytest
 from rest_framework.test import APIClient
 
-from timeline_app import services
 from timeline_app.models import Conversation, Tenant, Timeline
+from timeline_app.services.api_keys import api_key_create
+from timeline_app.services.conversations import conversation_create
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -59,7 +60,7 @@ class Caller:
 @pytest.fixture
 def make_caller(db) -> Callable[[str], Caller]:
     def make(tenant_name: str) -> Caller:
-        key, raw = services.api_key_create(tenant_name=tenant_name)
+        key, raw = api_key_create(tenant_name=tenant_name)
         return Caller(key.tenant, raw)
 
     return make
@@ -82,7 +83,7 @@ def anonymous(db) -> Caller:
 
 @pytest.fixture
 def conversation(owner: Caller) -> Conversation:
-    return services.conversation_create(tenant=owner.tenant, public_id="c1", title="First")
+    return conversation_create(tenant=owner.tenant, public_id="c1", title="First")
 
 
 @pytest.fixture

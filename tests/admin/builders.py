@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 
-from timeline_app import services
 from timeline_app.models import Block, Compaction, Conversation, Tenant, Timeline
 from timeline_app.rendering import blocks as b
+from timeline_app.rendering.contributions import NewBlock, tool_call_blocks
+from timeline_app.services.blocks import blocks_append, turn_start
 from timeline_app.services.compaction import compaction_run
+from timeline_app.services.conversations import conversation_create
 from timeline_app.services.render import timeline_settings
 
 LOREM = (
@@ -20,11 +22,11 @@ def contribute_turns(timeline: Timeline, *, turns: int, prefix: str = "t", start
     """``turns`` turns, each: header, prompt, notes, tool call, tool result, completion."""
     for number in range(start, start + turns):
         turn_id = f"turn_{prefix}{number:03d}"
-        services.turn_start(timeline=timeline, turn_id=turn_id, prompt=f"Question {number}: {LOREM}")
-        services.blocks_append(
+        turn_start(timeline=timeline, turn_id=turn_id, prompt=f"Question {number}: {LOREM}")
+        blocks_append(
             timeline=timeline,
             blocks=[
-                *services.tool_call_blocks(
+                *tool_call_blocks(
                     turn_id=turn_id,
                     tool_call_id=f"tc_{prefix}{number:03d}",
                     tool_id="web_tools.web_search",
@@ -33,7 +35,7 @@ def contribute_turns(timeline: Timeline, *, turns: int, prefix: str = "t", start
                     note="Searching.",
                     result_mime="text/markdown",
                 ),
-                services.NewBlock(
+                NewBlock(
                     type=b.ASSISTANT_COMPLETION,
                     author="assistant",
                     turn_id=turn_id,
@@ -64,7 +66,7 @@ def compacted_conversation(
 ) -> tuple[Conversation, Timeline]:
     """A conversation whose older turns are compacted: turn 1's tool result was hidden before the
     compaction (it shows in the digest), turn ``turns``'s tool result is hidden in the visible part."""
-    conversation = services.conversation_create(
+    conversation = conversation_create(
         tenant=tenant, public_id=public_id, title=title, settings={"max_tokens": 4000}
     )
     timeline = Timeline.objects.get(conversation=conversation, name="main")
@@ -90,19 +92,19 @@ def split_turn_conversation(
     tenant: Tenant, *, public_id: str = "conv-split"
 ) -> tuple[Conversation, Timeline]:
     """One short turn, then one long turn of many tool rounds: a forced compaction cuts inside it."""
-    conversation = services.conversation_create(
+    conversation = conversation_create(
         tenant=tenant, public_id=public_id, title="Split", settings={"max_tokens": 4000}
     )
     timeline = Timeline.objects.get(conversation=conversation, name="main")
     contribute_turns(timeline, turns=1, prefix="s")
-    services.turn_start(timeline=timeline, turn_id="turn_long", prompt="Research everything. " + LOREM)
+    turn_start(timeline=timeline, turn_id="turn_long", prompt="Research everything. " + LOREM)
     for round_no in range(12):
         call_id = f"tc_long{round_no:02d}"
         meta = {"tool_id": "web_tools.fetch_page", "tool_call_id": call_id}
-        services.blocks_append(
+        blocks_append(
             timeline=timeline,
             blocks=[
-                services.NewBlock(
+                NewBlock(
                     type=b.TOOL_CALL,
                     author="react",
                     turn_id="turn_long",
@@ -110,7 +112,7 @@ def split_turn_conversation(
                     text=json.dumps({"tool_call_id": call_id, "params": {"page": round_no}}),
                     meta=dict(meta),
                 ),
-                services.NewBlock(
+                NewBlock(
                     type=b.TOOL_RESULT,
                     author="tool",
                     turn_id="turn_long",

@@ -11,9 +11,10 @@ from django.utils import timezone
 
 from tests.admin import urls
 from tests.admin.builders import contribute_turns
-from timeline_app import services
 from timeline_app.admin.admin import BlockAdmin, CompactionAdmin
 from timeline_app.models import Block, Compaction
+from timeline_app.rendering.contributions import NewAttachment
+from timeline_app.services.blocks import turn_start
 
 LIST_QUERIES = 6
 
@@ -113,13 +114,11 @@ def test_compaction_page_is_read_only_with_digest_tables(support, compacted):
 @pytest.mark.django_db
 def test_block_with_binary_payload_shows_its_size_not_its_bytes(support, compacted):
     _, timeline = compacted
-    services.turn_start(
+    turn_start(
         timeline=timeline,
         turn_id="turn_pdf",
         prompt="see file",
-        attachments=[
-            services.NewAttachment(name="menu.pdf", mime="application/pdf", data=b"%PDF-1.4 <script>")
-        ],
+        attachments=[NewAttachment(name="menu.pdf", mime="application/pdf", data=b"%PDF-1.4 <script>")],
     )
     block = Block.objects.get(timeline=timeline, path="fi:turn_pdf.user.attachments/menu.pdf")
     html = support.get(urls.change("block", block.pk)).content.decode()

@@ -12,11 +12,12 @@ from django.utils import timezone
 
 from tests.admin import urls
 from tests.admin.builders import compacted_conversation, contribute_turns, hide
-from timeline_app import selectors, services
+from timeline_app import selectors
 from timeline_app.admin.admin import ConversationAdmin
 from timeline_app.admin.selectors import conversation_admin_list
 from timeline_app.models import Block, Compaction, Conversation, Timeline
 from timeline_app.rendering import blocks as b
+from timeline_app.services.conversations import conversation_create, timeline_get_or_create
 
 # session, user, the support user's two permission reads, tenant filter choices, count, page;
 # on PostgreSQL an unfiltered list first asks pg_class for the row estimate (one more).
@@ -24,7 +25,7 @@ LIST_QUERIES = 8
 
 
 def _plain(tenant, public_id: str, *, turns: int = 2, title: str = "") -> tuple[Conversation, Timeline]:
-    conversation = services.conversation_create(tenant=tenant, public_id=public_id, title=title or public_id)
+    conversation = conversation_create(tenant=tenant, public_id=public_id, title=title or public_id)
     timeline = Timeline.objects.get(conversation=conversation, name="main")
     contribute_turns(timeline, turns=turns, prefix=public_id.replace("-", ""))
     return conversation, timeline
@@ -73,7 +74,7 @@ def test_visible_tokens_annotation_matches_the_selector_in_every_shape(tenant):
 @pytest.mark.django_db
 def test_blocks_and_turns_count_every_context_of_the_conversation(tenant):
     conversation, _timeline = _plain(tenant, "two-contexts", turns=2)
-    other = services.timeline_get_or_create(conversation=conversation, name="attempt_a")
+    other = timeline_get_or_create(conversation=conversation, name="attempt_a")
     contribute_turns(other, turns=1, prefix="a")
     row = conversation_admin_list().get(pk=conversation.pk)
     assert row.block_count == Block.objects.filter(timeline__conversation=conversation).count() == 18

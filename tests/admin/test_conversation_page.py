@@ -10,10 +10,12 @@ import pytest
 
 from tests.admin import urls
 from tests.admin.builders import contribute_turns, split_turn_conversation
-from timeline_app import services
 from timeline_app.admin.pages import BLOCKS_PER_TURN, TURNS_PER_PAGE
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering import blocks as b
+from timeline_app.rendering.contributions import NewBlock
+from timeline_app.services.blocks import blocks_append, turn_start
+from timeline_app.services.conversations import conversation_create, timeline_get_or_create
 
 # session, user, conversation, the support user's two permission reads, contexts, turn count,
 # turn page, blocks, applied compactions, compaction count.
@@ -137,7 +139,7 @@ def test_a_split_turn_shows_its_prefix_under_the_summary_and_the_rest_visible(su
 @pytest.mark.django_db
 def test_named_contexts_are_listed_and_can_be_switched(support, compacted):
     conversation, _ = compacted
-    attempt = services.timeline_get_or_create(conversation=conversation, name="attempt_a")
+    attempt = timeline_get_or_create(conversation=conversation, name="attempt_a")
     contribute_turns(attempt, turns=2, prefix="a")
     html = support.get(urls.conversation(conversation.pk)).content.decode()
     assert "Named contexts" in html and ">attempt_a</code>" in html
@@ -158,7 +160,7 @@ def test_conversation_page_query_count_is_pinned(support, compacted, django_asse
 
 def _bulk_timeline(tenant, *, turns: int, blocks_per_turn: int) -> tuple:
     """``turns × blocks_per_turn`` blocks written with one bulk_create, nothing computed per row."""
-    conversation = services.conversation_create(tenant=tenant, public_id="conv-10k", title="Ten thousand")
+    conversation = conversation_create(tenant=tenant, public_id="conv-10k", title="Ten thousand")
     timeline = Timeline.objects.get(conversation=conversation, name="main")
     kinds = [b.TOOL_CALL, b.TOOL_RESULT, b.NOTES]
     rows = []
@@ -217,11 +219,11 @@ def test_a_huge_turn_shows_its_first_blocks_and_links_to_the_rest(support, tenan
 @pytest.mark.django_db
 def test_block_text_with_script_and_html_is_escaped(support, compacted):
     conversation, timeline = compacted
-    services.turn_start(timeline=timeline, turn_id="turn_xss", prompt='<script>alert("p")</script>')
-    services.blocks_append(
+    turn_start(timeline=timeline, turn_id="turn_xss", prompt='<script>alert("p")</script>')
+    blocks_append(
         timeline=timeline,
         blocks=[
-            services.NewBlock(
+            NewBlock(
                 type=b.ASSISTANT_COMPLETION,
                 author="assistant",
                 turn_id="turn_xss",

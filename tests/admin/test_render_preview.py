@@ -80,17 +80,14 @@ def test_first_preview_does_not_start_the_cache_clock(support, compacted, django
 
 @pytest.mark.django_db
 def test_preview_escapes_block_text(support, compacted):
-    from timeline_app import services
     from timeline_app.rendering import blocks as b
+    from timeline_app.rendering.contributions import NewBlock
+    from timeline_app.services.blocks import blocks_append
 
     conversation, timeline = compacted
-    services.blocks_append(
+    blocks_append(
         timeline=timeline,
-        blocks=[
-            services.NewBlock(
-                type=b.ASSISTANT_COMPLETION, author="assistant", text="<script>alert(1)</script>"
-            )
-        ],
+        blocks=[NewBlock(type=b.ASSISTANT_COMPLETION, author="assistant", text="<script>alert(1)</script>")],
     )
     html = support.get(urls.render_preview(conversation.pk)).content.decode()
     assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
@@ -99,12 +96,10 @@ def test_preview_escapes_block_text(support, compacted):
 @pytest.mark.django_db
 def test_preview_of_another_context(support, compacted):
     from tests.admin.builders import contribute_turns
-    from timeline_app import services
+    from timeline_app.services.conversations import timeline_get_or_create
 
     conversation, _ = compacted
-    contribute_turns(
-        services.timeline_get_or_create(conversation=conversation, name="attempt_a"), turns=1, prefix="a"
-    )
+    contribute_turns(timeline_get_or_create(conversation=conversation, name="attempt_a"), turns=1, prefix="a")
     html = support.get(urls.render_preview(conversation.pk, context="attempt_a")).content.decode()
     assert "[TURN turn_a001]" in html and "turn_t008" not in html
     assert support.get(urls.render_preview(conversation.pk, context="missing")).status_code == 404

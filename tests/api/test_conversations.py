@@ -90,9 +90,9 @@ def test_another_tenants_conversation_is_404(outsider, conversation):
 
 
 def test_revoked_key_is_401(owner, conversation):
-    from timeline_app import services
+    from timeline_app.services.api_keys import api_key_revoke
 
-    services.api_key_revoke(prefix=owner.raw_key)
+    api_key_revoke(prefix=owner.raw_key)
     assert owner.get("/api/v1/conversations/").status_code == 401
 
 

@@ -11,9 +11,12 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from timeline_app import selectors, services
+from timeline_app import selectors
 from timeline_app.models import Conversation, Tenant, Timeline
 from timeline_app.rendering import blocks as b
+from timeline_app.rendering.contributions import NewBlock
+from timeline_app.services.blocks import blocks_append, turn_start
+from timeline_app.services.conversations import conversation_create
 
 # Threads that read while another thread's transaction writes: SQLite's in-memory test database
 # (shared cache) answers "database table is locked" instead of waiting, so these run on PostgreSQL.
@@ -30,7 +33,7 @@ def make_timeline(
     *, tenant: str = "shell", public_id: str | None = None, settings: dict[str, Any] | None = None
 ) -> Timeline:
     owner, _ = Tenant.objects.get_or_create(name=tenant)
-    conversation = services.conversation_create(
+    conversation = conversation_create(
         tenant=owner, public_id=public_id, settings=SMALL if settings is None else settings
     )
     return Timeline.objects.get(conversation=conversation, name=Timeline.DEFAULT_NAME)
@@ -38,15 +41,15 @@ def make_timeline(
 
 def add_turn(timeline: Timeline, number: int, *, calls: int = 2, words: int = 20) -> str:
     turn_id = f"turn_{number}"
-    services.turn_start(timeline=timeline, turn_id=turn_id, prompt=f"Question {number}: find things.")
-    rows: list[services.NewBlock] = []
+    turn_start(timeline=timeline, turn_id=turn_id, prompt=f"Question {number}: find things.")
+    rows: list[NewBlock] = []
     for call in range(calls):
         meta = {"tool_call_id": f"tc_{number}x{call}", "tool_id": "web_tools.web_search"}
         rows += [
-            services.NewBlock(
+            NewBlock(
                 type=b.NOTES, author="react", turn_id=turn_id, text=f"searching {call}", meta=dict(meta)
             ),
-            services.NewBlock(
+            NewBlock(
                 type=b.TOOL_CALL,
                 author="react",
                 turn_id=turn_id,
@@ -54,7 +57,7 @@ def add_turn(timeline: Timeline, number: int, *, calls: int = 2, words: int = 20
                 text=json.dumps({"q": f"query {number}.{call}"}),
                 meta=dict(meta),
             ),
-            services.NewBlock(
+            NewBlock(
                 type=b.TOOL_RESULT,
                 author="tool",
                 turn_id=turn_id,
@@ -64,11 +67,9 @@ def add_turn(timeline: Timeline, number: int, *, calls: int = 2, words: int = 20
             ),
         ]
     rows.append(
-        services.NewBlock(
-            type=b.ASSISTANT_COMPLETION, author="assistant", turn_id=turn_id, text=f"Answer {number}."
-        )
+        NewBlock(type=b.ASSISTANT_COMPLETION, author="assistant", turn_id=turn_id, text=f"Answer {number}.")
     )
-    services.blocks_append(timeline=timeline, blocks=rows)
+    blocks_append(timeline=timeline, blocks=rows)
     return turn_id
 
 

@@ -12,9 +12,9 @@ from django.forms.models import model_to_dict
 
 from compaction.anthropic_summarizer import SYSTEM_PROMPT, AnthropicSummarizer
 from tests.anthropic_mock import ScriptedTransport, error, message, mock_client
-from timeline_app import services
 from timeline_app.models import Block, Compaction
 from timeline_app.rendering import blocks as b
+from timeline_app.services.blocks import turn_start
 from timeline_app.tasks import compact_timeline
 
 from .helpers import fill_to, make_timeline
@@ -40,7 +40,7 @@ def timeout(body: dict) -> httpx2.Response:
 @pytest.fixture
 def timeline():
     timeline = make_timeline()
-    services.turn_start(timeline=timeline, turn_id="turn_0", prompt=f"Please remember {CANARY}.")
+    turn_start(timeline=timeline, turn_id="turn_0", prompt=f"Please remember {CANARY}.")
     fill_to(timeline, 3_800, 4_500)
     return timeline
 

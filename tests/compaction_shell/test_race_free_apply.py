@@ -8,9 +8,11 @@ import time
 
 import pytest
 
-from timeline_app import selectors, services
+from timeline_app import selectors
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering import blocks as b
+from timeline_app.rendering.contributions import NewBlock
+from timeline_app.services.blocks import blocks_append
 from timeline_app.services.compaction import TAKEN_OVER, compaction_run
 from timeline_app.services.render import timeline_settings
 
@@ -44,10 +46,10 @@ def test_blocks_contributed_during_the_summary_survive_in_order_after_it():
 
     late = []
     for batch in range(10):
-        late += services.blocks_append(
+        late += blocks_append(
             timeline=timeline,
             blocks=[
-                services.NewBlock(
+                NewBlock(
                     type=b.NOTES,
                     author="late",
                     text=f"late {batch * 5 + i}",
@@ -179,9 +181,9 @@ def test_concurrent_contributors_lose_nothing_while_a_compaction_summarizes_and_
 
     def contribute(writer: int) -> None:
         for n in range(25):
-            services.blocks_append(
+            blocks_append(
                 timeline=timeline,
-                blocks=[services.NewBlock(type=b.NOTES, author=f"w{writer}", text=f"{writer}:{n}")],
+                blocks=[NewBlock(type=b.NOTES, author=f"w{writer}", text=f"{writer}:{n}")],
             )
             if n == 5:
                 written[writer].set()

@@ -8,9 +8,11 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
-from timeline_app import selectors, services
+from timeline_app import selectors
 from timeline_app.models import Block, Compaction, Conversation, Timeline
 from timeline_app.rendering import blocks as b
+from timeline_app.rendering.contributions import NewBlock
+from timeline_app.services.blocks import blocks_append
 from timeline_app.services.compaction import compaction_run, timelines_past_soft_threshold
 from timeline_app.services.render import timeline_settings
 from timeline_app.tasks import compact_timeline, sweep_compactions
@@ -95,7 +97,7 @@ def test_idle_conversations_running_compactions_and_hopeless_timelines_are_left_
 
     assert due() == {}
 
-    services.blocks_append(timeline=rejected, blocks=[services.NewBlock(type=b.NOTES, text="news")])
+    blocks_append(timeline=rejected, blocks=[NewBlock(type=b.NOTES, text="news")])
     assert set(due()) == {rejected.pk}, "new activity makes it worth another try"
 
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from pydantic import TypeAdapter
 
-from timeline_app import services
 from timeline_app.models import Block
+from timeline_app.services.conversations import conversation_create
 
 from .conftest import messages_url
 from .generators import message_lists
@@ -97,7 +97,7 @@ def test_anthropic_render_of_a_context_pairs_every_tool_result_with_its_call(own
 
 
 def test_summarize_compaction_of_a_context_never_starts_at_a_tool_result(owner, make_caller):
-    services.conversation_create(
+    conversation_create(
         tenant=owner.tenant,
         public_id="small",
         settings={"max_tokens": 1000, "keep_recent_tokens": 300, "summary_max_tokens": 100},

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from compaction import strategies as s
 from timeline_app import selectors
 from timeline_app.models import Block, Timeline
-from timeline_app.services.messages import strategy_window
+from timeline_app.selectors.contexts import strategy_window
 
 from .conftest import BASE, messages_url
 from .generators import message_lists

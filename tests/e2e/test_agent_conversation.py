@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from timeline_app import services
 from timeline_app.client import TimelineClient, attachment
 from timeline_app.models import Compaction
+from timeline_app.services.api_keys import api_key_create
 
 pytestmark = pytest.mark.e2e
 
@@ -21,7 +21,7 @@ def tool_result(turn: int, call: int) -> str:
 
 
 def test_thirty_turn_agent_loop_compacts_and_keeps_everything_reachable(server):
-    _, raw_key = services.api_key_create(tenant_name="e2e")
+    _, raw_key = api_key_create(tenant_name="e2e")
     with TimelineClient(server, raw_key) as api:
         api.create_conversation(
             id="agent", title="Harbour research", settings={"max_tokens": 8_000, "keep_recent_tokens": 2_500}

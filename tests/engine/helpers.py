@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from timeline_app import services
 from timeline_app.models import Timeline
 from timeline_app.rendering import blocks as b
+from timeline_app.rendering.contributions import NewBlock, tool_call_blocks
+from timeline_app.services.blocks import blocks_append, turn_start
 
 
 def add_turn(
@@ -17,13 +18,11 @@ def add_turn(
     prompt: str | None = None,
 ) -> str:
     turn_id = f"turn_{number}"
-    services.turn_start(
-        timeline=timeline, turn_id=turn_id, prompt=prompt or f"Question {number}: find things."
-    )
+    turn_start(timeline=timeline, turn_id=turn_id, prompt=prompt or f"Question {number}: find things.")
     for call in range(tool_calls):
-        services.blocks_append(
+        blocks_append(
             timeline=timeline,
-            blocks=services.tool_call_blocks(
+            blocks=tool_call_blocks(
                 turn_id=turn_id,
                 tool_call_id=f"tc_{number}x{call}",
                 tool_id="web_tools.web_search",
@@ -33,10 +32,10 @@ def add_turn(
             ),
         )
     if complete:
-        services.blocks_append(
+        blocks_append(
             timeline=timeline,
             blocks=[
-                services.NewBlock(
+                NewBlock(
                     type=b.ASSISTANT_COMPLETION, author="assistant", turn_id=turn_id, text=f"Answer {number}."
                 )
             ],

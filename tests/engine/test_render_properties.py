@@ -10,10 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compaction.planner import plan_compaction
-from timeline_app import selectors, services
+from timeline_app import selectors
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.services.conversations import conversation_create
 from timeline_app.services.render import timeline_render, timeline_settings
 
 from .helpers import add_turn
@@ -35,7 +36,7 @@ PROPERTY = settings(
 
 
 def fresh_timeline(tenant, **conv_settings) -> Timeline:
-    conversation = services.conversation_create(tenant=tenant, settings=conv_settings)
+    conversation = conversation_create(tenant=tenant, settings=conv_settings)
     return Timeline.objects.get(conversation=conversation)
 
 

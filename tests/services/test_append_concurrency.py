@@ -6,8 +6,9 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from timeline_app import services
 from timeline_app.models import Block, Timeline
+from timeline_app.services.api_keys import api_key_create
+from timeline_app.services.conversations import conversation_create
 
 WRITERS = 16
 PER_WRITER = 200
@@ -50,8 +51,8 @@ def run_writers(raw_key: str) -> list[str]:
 )
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_writers_lose_and_duplicate_nothing_and_replays_add_nothing():
-    key, raw = services.api_key_create(tenant_name="conc")
-    services.conversation_create(tenant=key.tenant, public_id="conc")
+    key, raw = api_key_create(tenant_name="conc")
+    conversation_create(tenant=key.tenant, public_id="conc")
     timeline = Timeline.objects.get(conversation__public_id="conc")
 
     assert run_writers(raw) == []

@@ -14,14 +14,17 @@ from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from timeline_app import selectors
 from timeline_app.api.fields import StrictCharField, StrictDictField, StrictSerializer
 from timeline_app.api.views import CONTEXT_PARAM, ERROR_RESPONSES, TenantView, _validated
 from timeline_app.errors import InvalidInput
 from timeline_app.models import Timeline
-from timeline_app.services import messages as svc
+from timeline_app.rendering import messages as msg
+from timeline_app.services import contexts as context_services
+from timeline_app.services import messages as message_services
 
-NAME_REGEX = svc.CONTEXT_NAME_PATTERN.pattern
-LABEL_REGEX = svc.LABEL_PATTERN.pattern
+NAME_REGEX = msg.CONTEXT_NAME_PATTERN.pattern
+LABEL_REGEX = msg.LABEL_PATTERN.pattern
 
 # ---------------------------------------------------------------- serializers
 
@@ -82,11 +85,11 @@ class ContextPatchIn(ContextUpdateIn):
     compaction_strategy = StrictDictField(required=False)
 
 
-def _context_body(info: svc.ContextInfo) -> dict[str, Any]:
+def _context_body(info: selectors.ContextInfo) -> dict[str, Any]:
     return dict(ContextOut(info).data)
 
 
-def _messages_body(messages: list[svc.StoredMessage]) -> dict[str, Any]:
+def _messages_body(messages: list[msg.StoredMessage]) -> dict[str, Any]:
     return {"messages": [m.as_dict() for m in messages]}
 
 
@@ -101,7 +104,7 @@ class MessagesView(TenantView):
     )
     def get(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
         timeline = self.timeline(request, conv, context)
-        return Response(_messages_body(svc.context_view(timeline=timeline)))
+        return Response(_messages_body(selectors.context_view(timeline=timeline)))
 
     @extend_schema(
         request=MessagesIn,
@@ -111,9 +114,9 @@ class MessagesView(TenantView):
     )
     def post(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
         data = _validated(MessagesIn, request.data)
-        new = svc.parse_messages(data["messages"])
+        new = message_services.parse_messages(data["messages"])
         timeline = self.timeline_for_write(request, conv, context)
-        stored = svc.messages_append(timeline=timeline, messages=new)
+        stored = message_services.messages_append(timeline=timeline, messages=new)
         return Response(_messages_body(stored), status=status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -122,7 +125,7 @@ class MessagesView(TenantView):
         summary="Clear the context's view (the messages stay stored)",
     )
     def delete(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
-        svc.context_clear(timeline=self.timeline(request, conv, context))
+        context_services.context_clear(timeline=self.timeline(request, conv, context))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -133,7 +136,7 @@ class ContextListView(TenantView):
         operation_id="contexts_list",
     )
     def get(self, request: Request, conv: str) -> Response:
-        infos = svc.context_infos(conversation=self.conversation(request, conv))
+        infos = selectors.context_infos(conversation=self.conversation(request, conv))
         return Response({"contexts": [_context_body(i) for i in infos]})
 
     @extend_schema(
@@ -144,14 +147,16 @@ class ContextListView(TenantView):
     )
     def post(self, request: Request, conv: str) -> Response:
         data = _validated(ContextCreateIn, request.data)
-        timeline = svc.context_create(
+        timeline = context_services.context_create(
             conversation=self.conversation(request, conv),
             name=data.get("name"),
             label=data.get("label"),
             branch_from=data.get("branch_from"),
             compaction_strategy=data.get("compaction_strategy"),
         )
-        return Response(_context_body(svc.context_info(timeline=timeline)), status=status.HTTP_201_CREATED)
+        return Response(
+            _context_body(selectors.context_info(timeline=timeline)), status=status.HTTP_201_CREATED
+        )
 
 
 class ContextDetailView(TenantView):
@@ -159,7 +164,7 @@ class ContextDetailView(TenantView):
         responses={200: ContextOut, **ERROR_RESPONSES}, summary="A context", operation_id="contexts_retrieve"
     )
     def get(self, request: Request, conv: str, context: str) -> Response:
-        return Response(_context_body(svc.context_info(timeline=self.timeline(request, conv, context))))
+        return Response(_context_body(selectors.context_info(timeline=self.timeline(request, conv, context))))
 
     @extend_schema(
         request=ContextUpdateIn,
@@ -184,11 +189,13 @@ class ContextDetailView(TenantView):
     ) -> Response:
         data = _validated(serializer, request.data)
         if "compaction_strategy" in data:
-            svc.normalize_strategy(data["compaction_strategy"])  # 400 before anything is created
+            selectors.normalize_strategy(data["compaction_strategy"])  # 400 before anything is created
         timeline = self.timeline_for_write(request, conv, context)
         if "compaction_strategy" in data:
-            svc.context_set_strategy(timeline=timeline, compaction_strategy=data["compaction_strategy"])
-        return Response(_context_body(svc.context_info(timeline=timeline)))
+            context_services.context_set_strategy(
+                timeline=timeline, compaction_strategy=data["compaction_strategy"]
+            )
+        return Response(_context_body(selectors.context_info(timeline=timeline)))
 
 
 def _labels(request: Request) -> list[str]:
@@ -198,7 +205,7 @@ def _labels(request: Request) -> list[str]:
         for label in value.split(",")
         if label.strip()
     ]
-    bad = [label for label in labels if not svc.CONTEXT_NAME_PATTERN.match(label)]
+    bad = [label for label in labels if not msg.CONTEXT_NAME_PATTERN.match(label)]
     if bad:
         raise InvalidInput("invalid label", details={"labels": bad})
     return labels
@@ -219,4 +226,6 @@ class FullContextView(TenantView):
     )
     def get(self, request: Request, conv: str) -> Response:
         conversation = self.conversation(request, conv)
-        return Response(_messages_body(svc.full_context(conversation=conversation, labels=_labels(request))))
+        return Response(
+            _messages_body(selectors.full_context(conversation=conversation, labels=_labels(request)))
+        )

@@ -20,7 +20,7 @@ from timeline_app.api.fields import (
 from timeline_app.errors import DomainError
 from timeline_app.rendering.blocks import is_valid_path
 from timeline_app.rendering.settings import SettingsError, validate_overrides
-from timeline_app.services.messages import normalize_strategy
+from timeline_app.selectors.contexts import normalize_strategy
 
 PUBLIC_ID_REGEX = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
 TYPE_REGEX = r"^[a-z][a-z0-9_.\-]{0,63}$"

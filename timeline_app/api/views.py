@@ -16,18 +16,23 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from config.celery import app as celery_app
-from timeline_app import selectors, services
+from timeline_app import selectors
 from timeline_app.api import serializers as s
 from timeline_app.api.auth import ApiClient
 from timeline_app.api.exceptions import error_body
 from timeline_app.api.fields import StrictSerializer
 from timeline_app.errors import InvalidInput, NotFound
 from timeline_app.models import Compaction, Conversation, Tenant, Timeline
+from timeline_app.rendering.contributions import NewAttachment, NewBlock
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.rendering.tokens import count_text_tokens
+from timeline_app.services.blocks import blocks_append, turn_start
 from timeline_app.services.compaction import CompactionOutcome, compaction_enqueue, compaction_run
+from timeline_app.services.conversations import conversation_create, timeline_get_or_create
+from timeline_app.services.export import timeline_export, timeline_import
 from timeline_app.services.hiding import blocks_hide
 from timeline_app.services.render import timeline_render, timeline_settings
+from timeline_app.services.sources import sources_merge
 
 ERROR_RESPONSES = {
     400: OpenApiResponse(description="Invalid input: `{error: {code, message, details}}`"),
@@ -50,13 +55,13 @@ class TenantView(APIView):
         return selectors.conversation_get(tenant=self.tenant(request), public_id=conv)
 
     def timeline(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Timeline:
-        return services.timeline_require(conversation=self.conversation(request, conv), name=context)
+        return selectors.timeline_require(conversation=self.conversation(request, conv), name=context)
 
     def timeline_for_write(
         self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME
     ) -> Timeline:
         """Writes create a named context on first use (seed 004)."""
-        return services.timeline_get_or_create(conversation=self.conversation(request, conv), name=context)
+        return timeline_get_or_create(conversation=self.conversation(request, conv), name=context)
 
 
 def _validated(serializer_class: type[StrictSerializer], data: Any) -> dict[str, Any]:
@@ -78,7 +83,7 @@ class ConversationListView(TenantView):
     )
     def post(self, request: Request) -> Response:
         data = _validated(s.ConversationCreateIn, request.data)
-        conversation = services.conversation_create(
+        conversation = conversation_create(
             tenant=self.tenant(request),
             public_id=data.get("id"),
             title=data["title"],
@@ -123,7 +128,7 @@ class ConversationDetailView(TenantView):
     )
     def get(self, request: Request, conv: str) -> Response:
         conversation = self.conversation(request, conv)
-        timeline = services.timeline_require(conversation=conversation, name=Timeline.DEFAULT_NAME)
+        timeline = selectors.timeline_require(conversation=conversation, name=Timeline.DEFAULT_NAME)
         body = dict(s.ConversationOut(conversation).data)
         body.update(
             block_count=selectors.block_count(timeline=timeline),
@@ -144,7 +149,7 @@ class TurnsView(TenantView):
         data = _validated(s.TurnIn, request.data)
         timeline = self.timeline_for_write(request, conv, context)
         attachments = [
-            services.NewAttachment(
+            NewAttachment(
                 name=item["name"],
                 mime=item["mime"],
                 data=item["base64"],
@@ -153,7 +158,7 @@ class TurnsView(TenantView):
             )
             for item in data["attachments"]
         ]
-        stored = services.turn_start(
+        stored = turn_start(
             timeline=timeline,
             prompt=data["prompt"],
             turn_id=data.get("turn_id"),
@@ -298,7 +303,7 @@ class BlocksView(BlocksReadMixin, TenantView):
     def post(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
         data = _validated(s.BlocksIn, request.data)
         new = [
-            services.NewBlock(
+            NewBlock(
                 type=item["type"],
                 author=item["author"],
                 turn_id=item.get("turn_id"),
@@ -313,7 +318,7 @@ class BlocksView(BlocksReadMixin, TenantView):
             for item in data["blocks"]
         ]
         timeline = self.timeline_for_write(request, conv, context)
-        stored = services.blocks_append(timeline=timeline, blocks=new)
+        stored = blocks_append(timeline=timeline, blocks=new)
         return Response({"blocks": s.BlockOut(stored, many=True).data}, status=status.HTTP_201_CREATED)
 
 
@@ -391,7 +396,7 @@ class SourcesView(TenantView):
     def post(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
         data = _validated(s.SourcesIn, request.data)
         timeline = self.timeline_for_write(request, conv, context)
-        pool = services.sources_merge(timeline=timeline, sources=data["sources"])
+        pool = sources_merge(timeline=timeline, sources=data["sources"])
         return Response({"sources_pool": s.SourceOut(pool, many=True).data})
 
 
@@ -414,7 +419,7 @@ class TimelineExportView(TenantView):
         if window not in ("all", "visible"):
             raise InvalidInput("window must be 'all' or 'visible'", details={"window": window})
         timeline = self.timeline(request, conv, context)
-        return Response(services.timeline_export(timeline=timeline, window=window))
+        return Response(timeline_export(timeline=timeline, window=window))
 
 
 class TimelineImportView(TenantView):
@@ -426,9 +431,7 @@ class TimelineImportView(TenantView):
     )
     def post(self, request: Request) -> Response:
         data = _validated(s.TimelineImportIn, request.data)
-        conversation = services.timeline_import(
-            tenant=self.tenant(request), payload=data, public_id=data.get("id")
-        )
+        conversation = timeline_import(tenant=self.tenant(request), payload=data, public_id=data.get("id"))
         return Response(s.ConversationOut(conversation).data, status=status.HTTP_201_CREATED)
 
 

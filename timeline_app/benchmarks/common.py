@@ -8,9 +8,11 @@ import statistics
 import time
 from collections.abc import Callable, Iterator
 
-from timeline_app import services
 from timeline_app.models import Block, Tenant, Timeline
 from timeline_app.rendering import blocks as b
+from timeline_app.rendering.contributions import NewBlock, tool_call_blocks
+from timeline_app.services.blocks import blocks_append
+from timeline_app.services.conversations import conversation_create
 
 
 def median_seconds(action: Callable[[], object], *, repeat: int, warmup: int = 3) -> float:
@@ -35,21 +37,19 @@ def scratch_tenant() -> Iterator[Tenant]:
 
 
 def scratch_timeline(tenant: Tenant) -> Timeline:
-    conversation = services.conversation_create(tenant=tenant, title="benchmark")
+    conversation = conversation_create(tenant=tenant, title="benchmark")
     return Timeline.objects.get(conversation=conversation, name=Timeline.DEFAULT_NAME)
 
 
-def synthetic_turn(turn: int, *, tool_calls: int = 3, result_chars: int = 400) -> list[services.NewBlock]:
+def synthetic_turn(turn: int, *, tool_calls: int = 3, result_chars: int = 400) -> list[NewBlock]:
     """One realistic turn: header, prompt, notes + call + result per tool call, completion."""
     turn_id = f"turn_bench_{turn}"
     rows = [
-        services.NewBlock(type=b.TURN_HEADER, author="system", turn_id=turn_id),
-        services.NewBlock(
-            type=b.USER_PROMPT, author="user", turn_id=turn_id, text=f"Request number {turn}: do it."
-        ),
+        NewBlock(type=b.TURN_HEADER, author="system", turn_id=turn_id),
+        NewBlock(type=b.USER_PROMPT, author="user", turn_id=turn_id, text=f"Request number {turn}: do it."),
     ]
     for call in range(tool_calls):
-        rows += services.tool_call_blocks(
+        rows += tool_call_blocks(
             turn_id=turn_id,
             tool_call_id=f"tc_{turn}_{call}",
             tool_id="web_tools.web_search",
@@ -58,9 +58,7 @@ def synthetic_turn(turn: int, *, tool_calls: int = 3, result_chars: int = 400) -
             note=f"step {call}",
             result_mime="text/plain",
         )
-    rows.append(
-        services.NewBlock(type=b.ASSISTANT_COMPLETION, author="assistant", turn_id=turn_id, text="Done.")
-    )
+    rows.append(NewBlock(type=b.ASSISTANT_COMPLETION, author="assistant", turn_id=turn_id, text="Done."))
     return rows
 
 
@@ -68,13 +66,13 @@ def fill_timeline(timeline: Timeline, *, blocks: int) -> None:
     """Append about ``blocks`` blocks of synthetic turns, in batches (fast: one insert per batch)."""
     turn = Block.objects.filter(timeline=timeline, type=b.TURN_HEADER).count()
     written = Block.objects.filter(timeline=timeline).count()
-    batch: list[services.NewBlock] = []
+    batch: list[NewBlock] = []
     while written + len(batch) < blocks:
         batch += synthetic_turn(turn)
         turn += 1
         if len(batch) >= 400:
-            services.blocks_append(timeline=timeline, blocks=batch)
+            blocks_append(timeline=timeline, blocks=batch)
             written += len(batch)
             batch = []
     if batch:
-        services.blocks_append(timeline=timeline, blocks=batch)
+        blocks_append(timeline=timeline, blocks=batch)

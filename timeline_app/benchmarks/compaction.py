@@ -17,10 +17,12 @@ from typing import Any
 from django.conf import settings
 
 from compaction.summarizers import ExtractiveSummarizer, Summarizer
-from timeline_app import selectors, services
+from timeline_app import selectors
 from timeline_app.benchmarks.common import scratch_tenant, scratch_timeline, synthetic_turn
 from timeline_app.models import Compaction, Conversation, Tenant, Timeline
+from timeline_app.rendering.contributions import NewBlock
 from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.services.blocks import blocks_append
 from timeline_app.services.compaction import timeline_compact
 from timeline_app.services.render import timeline_render
 
@@ -53,11 +55,11 @@ def _fill_past(timeline: Timeline, tokens: int, *, first_turn: int = 0) -> int:
     """Append synthetic turns until the visible tokens pass ``tokens``; returns the next turn number."""
     turn = first_turn
     while selectors.visible_tokens(timeline=timeline) <= tokens:
-        batch: list[services.NewBlock] = []
+        batch: list[NewBlock] = []
         for _ in range(5):
             batch += synthetic_turn(turn)
             turn += 1
-        services.blocks_append(timeline=timeline, blocks=batch)
+        blocks_append(timeline=timeline, blocks=batch)
     return turn
 
 
@@ -76,7 +78,7 @@ def _kept_under_by_background(tenant: Tenant) -> tuple[float, bool]:
     # What the beat sweep's task does off the render path, before the agent's next turn.
     outcome = timeline_compact(timeline_id=timeline.pk, trigger=Compaction.Trigger.BACKGROUND)
     assert outcome.status == "applied", outcome
-    services.blocks_append(timeline=timeline, blocks=synthetic_turn(turn))
+    blocks_append(timeline=timeline, blocks=synthetic_turn(turn))
     return _render_seconds(timeline)
 
 

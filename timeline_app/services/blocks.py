@@ -1,135 +1,23 @@
-"""Writes of tenants, keys, conversations, contexts, turns and blocks."""
+"""Writes of blocks: contribute (append, idempotent by client id) and start a turn."""
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
 from timeline_app import selectors
-from timeline_app.errors import Conflict, InvalidInput, NotFound
-from timeline_app.models import ApiKey, Block, Conversation, Tenant, Timeline
+from timeline_app.errors import InvalidInput
+from timeline_app.models import Block, Conversation, Timeline
 from timeline_app.rendering import blocks as b
+from timeline_app.rendering.contributions import NewAttachment, NewBlock, default_path
 from timeline_app.rendering.costs import block_tokens
-from timeline_app.rendering.settings import validate_overrides
-
-
-def iso_now(now: datetime | None = None) -> str:
-    """An ISO-8601 UTC time with a ``Z``, the form the seeds show (``2026-02-09T02:14:32.676425Z``)."""
-    moment = (now or timezone.now()).astimezone(UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-# ---------------------------------------------------------------- tenants and keys
-
-
-def api_key_create(*, tenant_name: str, name: str = "") -> tuple[ApiKey, str]:
-    """Create the tenant if needed and a new key for it; the raw key is returned once, never stored."""
-    tenant, _ = Tenant.objects.get_or_create(name=tenant_name)
-    raw = ApiKey.generate_raw_key()
-    key = ApiKey.objects.create(
-        tenant=tenant, name=name, prefix=raw[: ApiKey.PREFIX_LENGTH], key_hash=ApiKey.hash_key(raw)
-    )
-    return key, raw
-
-
-def api_key_revoke(*, prefix: str) -> int:
-    """Revoke every active key whose prefix (or whole key) matches; returns how many."""
-    candidates = ApiKey.objects.filter(revoked_at__isnull=True)
-    if len(prefix) > ApiKey.PREFIX_LENGTH:
-        candidates = candidates.filter(key_hash=ApiKey.hash_key(prefix))
-    else:
-        candidates = candidates.filter(prefix=prefix)
-    return candidates.update(revoked_at=timezone.now())
-
-
-# ---------------------------------------------------------------- conversations
-
-
-def new_public_id(prefix: str = "conv") -> str:
-    return f"{prefix}_{secrets.token_hex(8)}"
-
-
-@transaction.atomic
-def conversation_create(
-    *,
-    tenant: Tenant,
-    public_id: str | None = None,
-    title: str = "",
-    settings: dict[str, Any] | None = None,
-    started_at: datetime | None = None,
-) -> Conversation:
-    clean_settings = validate_overrides(settings or {})
-    now = timezone.now()
-    conversation = Conversation(
-        tenant=tenant,
-        public_id=public_id or new_public_id(),
-        title=title,
-        settings=clean_settings,
-        started_at=started_at or now,
-        last_activity_at=now,
-    )
-    try:
-        with transaction.atomic():
-            conversation.save()
-    except IntegrityError as exc:
-        raise Conflict(
-            f"conversation {conversation.public_id!r} already exists", details={"id": conversation.public_id}
-        ) from exc
-    Timeline.objects.create(conversation=conversation, name=Timeline.DEFAULT_NAME)
-    return conversation
-
-
-def timeline_get_or_create(*, conversation: Conversation, name: str) -> Timeline:
-    timeline, _ = Timeline.objects.get_or_create(conversation=conversation, name=name)
-    return timeline
-
-
-# ---------------------------------------------------------------- blocks
-
-
-@dataclass
-class NewBlock:
-    """A block as a client contributes it (validated by the API layer or built by a service)."""
-
-    type: str
-    author: str = ""
-    turn_id: str | None = None
-    ts: str | None = None
-    mime: str = ""
-    text: str = ""
-    data: bytes = b""
-    path: str = ""
-    meta: dict[str, Any] = field(default_factory=dict)
-    client_id: str | None = None
-
-
-def default_path(*, type: str, turn_id: str, meta: dict[str, Any]) -> str:
-    """The seed path of a well-known block type (seed 000 "Stable Paths"); empty when none applies."""
-    tool_call_id = meta.get("tool_call_id") if isinstance(meta.get("tool_call_id"), str) else ""
-    if not turn_id:
-        return ""
-    if type == b.USER_PROMPT:
-        return b.user_prompt_path(turn_id)
-    if type == b.ASSISTANT_COMPLETION:
-        return b.completion_path(turn_id)
-    if type == b.USER_ATTACHMENT and isinstance(meta.get("name"), str) and meta["name"]:
-        return b.attachment_path(turn_id, meta["name"])
-    if tool_call_id:
-        if type == b.TOOL_CALL:
-            return b.tool_call_path(turn_id, tool_call_id)
-        if type == b.TOOL_RESULT:
-            return b.tool_result_path(turn_id, tool_call_id)
-        if type == b.NOTES:
-            return b.notes_path(turn_id, tool_call_id)
-    return ""
+from timeline_app.rendering.times import iso_utc
 
 
 def blocks_append(*, timeline: Timeline, blocks: Sequence[NewBlock]) -> list[Block]:
@@ -151,7 +39,7 @@ def blocks_append(*, timeline: Timeline, blocks: Sequence[NewBlock]) -> list[Blo
         if ids
         else set()
     )
-    now_iso = iso_now()
+    now_iso = iso_utc(timezone.now())
     prepared: list[Block] = []
     for nb in blocks:
         if nb.type == b.SUMMARY:
@@ -204,15 +92,6 @@ def new_turn_id(now: datetime | None = None) -> str:
     return f"turn_{int(moment.timestamp() * 1000)}_{secrets.token_hex(3)}"
 
 
-@dataclass
-class NewAttachment:
-    name: str
-    mime: str
-    data: bytes = b""
-    text: str = ""
-    summary: str = ""
-
-
 def turn_start(
     *,
     timeline: Timeline,
@@ -229,7 +108,7 @@ def turn_start(
     if len(names) != len(set(names)):
         raise InvalidInput("attachment names must be unique within a turn", details={"attachments": names})
     turn_id = turn_id or new_turn_id()
-    stamp = ts or iso_now()
+    stamp = ts or iso_utc(timezone.now())
     new = [
         NewBlock(
             type=b.TURN_HEADER, author="system", turn_id=turn_id, ts=stamp, client_id=f"turn:{turn_id}:header"
@@ -263,57 +142,3 @@ def turn_start(
             )
         )
     return blocks_append(timeline=timeline, blocks=new)
-
-
-def timeline_require(*, conversation: Conversation, name: str) -> Timeline:
-    timeline = selectors.timeline_get(conversation=conversation, name=name)
-    if timeline is None:
-        raise NotFound(f"context {name!r} not found", details={"context": name})
-    return timeline
-
-
-def tool_call_blocks(
-    *,
-    turn_id: str,
-    tool_call_id: str,
-    tool_id: str,
-    params: Any,
-    result: Any,
-    note: str | None = None,
-    status: str = "ok",
-    result_mime: str = "application/json",
-) -> list[NewBlock]:
-    """One tool round as blocks: an optional ``react.notes``, the ``react.tool.call`` and its
-    ``react.tool.result`` (seed 000 "Visible Timeline"), all carrying the same ``tool_call_id``.
-
-    ``result`` is stored as given when it is text, as JSON otherwise.
-    """
-    meta = {"tool_call_id": tool_call_id, "tool_id": tool_id}
-    call_text = json.dumps(
-        {"tool_id": tool_id, "tool_call_id": tool_call_id, "params": params}, ensure_ascii=False
-    )
-    result_text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
-    rows = (
-        []
-        if note is None
-        else [NewBlock(type=b.NOTES, author="react", turn_id=turn_id, text=note, meta=dict(meta))]
-    )
-    return [
-        *rows,
-        NewBlock(
-            type=b.TOOL_CALL,
-            author="react",
-            turn_id=turn_id,
-            mime="application/json",
-            text=call_text,
-            meta=dict(meta),
-        ),
-        NewBlock(
-            type=b.TOOL_RESULT,
-            author="tool",
-            turn_id=turn_id,
-            mime=result_mime,
-            text=result_text,
-            meta={**meta, "status": status},
-        ),
-    ]

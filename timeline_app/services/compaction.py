@@ -37,8 +37,8 @@ from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering.blocks import Block as BlockValue
 from timeline_app.rendering.costs import block_tokens
 from timeline_app.rendering.settings import RenderSettings, SettingsError, resolve_settings
-from timeline_app.services.blocks import iso_now
-from timeline_app.services.messages import effective_strategy
+from timeline_app.rendering.times import iso_utc
+from timeline_app.selectors.contexts import effective_strategy
 from timeline_app.services.summarizers import configured_summarizer, fallback_summarizer
 
 logger = logging.getLogger(__name__)
@@ -269,7 +269,7 @@ def draft_summary(
         digest=digest,
         turn_id=turn_id,
     )
-    block = Block(ts=iso_now(), **fields)
+    block = Block(ts=iso_utc(timezone.now()), **fields)
     block.tokens = block_tokens(block.to_value())
     return SummaryDraft(block=block, history=history, split=split, digest=digest, summarize_ms=summarize_ms)
 

@@ -20,7 +20,8 @@ from timeline_app.errors import InvalidInput
 from timeline_app.models import Block, Compaction, Conversation, Source, Tenant, Timeline
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.costs import block_tokens, hidden_tokens
-from timeline_app.services.blocks import conversation_create, iso_now
+from timeline_app.rendering.times import iso_utc
+from timeline_app.services.conversations import conversation_create
 
 VERSION = 1
 KIND = "conv.timeline.v1"
@@ -65,7 +66,7 @@ def timeline_export(*, timeline: Timeline, window: str = "all") -> dict[str, Any
     return {
         "kind": KIND,
         "version": VERSION,
-        "ts": iso_now(),
+        "ts": iso_utc(timezone.now()),
         "conversation_id": conversation.public_id,
         "conversation_title": conversation.title,
         "conversation_started_at": conversation.started_at.isoformat().replace("+00:00", "Z"),

@@ -23,9 +23,9 @@ from timeline_app.rendering.formats import Source
 from timeline_app.rendering.pipeline import Rendered, RenderOptions, render_window
 from timeline_app.rendering.settings import RenderSettings, resolve_settings
 from timeline_app.rendering.ttl import TtlDecision, apply_hides, plan_ttl_pruning
+from timeline_app.selectors.contexts import strategy_window
 from timeline_app.services.compaction import CompactionOutcome, compaction_run, draft_summary
 from timeline_app.services.hiding import hides_store
-from timeline_app.services.messages import strategy_window
 from timeline_app.services.summarizers import fallback_summarizer
 
 

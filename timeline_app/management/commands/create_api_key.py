@@ -2,7 +2,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from timeline_app import services
+from timeline_app.services.api_keys import api_key_create
 
 
 class Command(BaseCommand):
@@ -13,7 +13,7 @@ class Command(BaseCommand):
         parser.add_argument("--name", default="", help="a label for the key")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        key, raw = services.api_key_create(tenant_name=options["tenant"], name=options["name"])
+        key, raw = api_key_create(tenant_name=options["tenant"], name=options["name"])
         self.stdout.write(
             f"Created API key {key.prefix}… for tenant {key.tenant.name!r}. It is shown only now:"
         )

@@ -2,7 +2,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from timeline_app import services
+from timeline_app.services.api_keys import api_key_revoke
 
 
 class Command(BaseCommand):
@@ -12,7 +12,7 @@ class Command(BaseCommand):
         parser.add_argument("key", help="the key or its prefix (first 12 characters)")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        count = services.api_key_revoke(prefix=options["key"])
+        count = api_key_revoke(prefix=options["key"])
         if count == 0:
             raise CommandError("no active key matches")
         self.stdout.write(f"Revoked {count} key(s).")

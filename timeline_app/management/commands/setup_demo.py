@@ -6,10 +6,14 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from timeline_app import services
 from timeline_app.models import Conversation, Tenant, Timeline
 from timeline_app.rendering import blocks as b
+from timeline_app.rendering.contributions import NewAttachment, NewBlock, tool_call_blocks
 from timeline_app.roles import ensure_roles
+from timeline_app.services.api_keys import api_key_create
+from timeline_app.services.blocks import blocks_append, turn_start
+from timeline_app.services.conversations import conversation_create
+from timeline_app.services.sources import sources_merge
 
 DEMO_ID = "demo-wuppertal"
 # A one-page PDF, small enough to ship inline.
@@ -79,7 +83,7 @@ class Command(BaseCommand):
             member.set_password(password)
             member.save()
             member.groups.set([group])
-        _, raw = services.api_key_create(tenant_name="demo", name="make run")
+        _, raw = api_key_create(tenant_name="demo", name="make run")
         self.stdout.write("")
         self.stdout.write(f"Demo conversation: {DEMO_ID}")
         self.stdout.write(
@@ -92,11 +96,11 @@ class Command(BaseCommand):
         )
 
     def load_demo(self, tenant: Tenant) -> None:
-        conversation = services.conversation_create(
+        conversation = conversation_create(
             tenant=tenant, public_id=DEMO_ID, title="Dinner in Wuppertal", settings={"max_tokens": 20_000}
         )
         timeline = Timeline.objects.get(conversation=conversation, name=Timeline.DEFAULT_NAME)
-        services.sources_merge(
+        sources_merge(
             timeline=timeline,
             sources=[
                 {"url": "https://example.org/stuebchen", "title": "Gasthaus Stübchen", "text": "Rated 4.8."},
@@ -112,21 +116,19 @@ class Command(BaseCommand):
             attachments = []
             if turn.get("attachment"):
                 attachments.append(
-                    services.NewAttachment(
+                    NewAttachment(
                         name="menu.pdf",
                         mime="application/pdf",
                         data=DEMO_PDF,
                         summary="1-page menu, prices & address (Wuppertal)",
                     )
                 )
-            services.turn_start(
-                timeline=timeline, turn_id=turn_id, prompt=turn["prompt"], attachments=attachments
-            )
+            turn_start(timeline=timeline, turn_id=turn_id, prompt=turn["prompt"], attachments=attachments)
             for index, (tool_id, params, result) in enumerate(turn["tools"], start=1):
                 call_id = f"tc_demo{number}{index}"
-                services.blocks_append(
+                blocks_append(
                     timeline=timeline,
-                    blocks=services.tool_call_blocks(
+                    blocks=tool_call_blocks(
                         turn_id=turn_id,
                         tool_call_id=call_id,
                         tool_id=tool_id,
@@ -135,10 +137,10 @@ class Command(BaseCommand):
                         note=f"Calling {tool_id}",
                     ),
                 )
-            services.blocks_append(
+            blocks_append(
                 timeline=timeline,
                 blocks=[
-                    services.NewBlock(
+                    NewBlock(
                         type=b.ASSISTANT_COMPLETION, author="assistant", turn_id=turn_id, text=turn["answer"]
                     )
                 ],

@@ -1,4 +1,4 @@
-"""Reads, with exactly the rows and columns their callers need."""
+"""Reads of blocks: the visible window, token sums, read by path, sources, search."""
 
 from __future__ import annotations
 
@@ -10,53 +10,9 @@ from django.db import connection
 from django.db.models import Case, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum, Value, When
 from django.db.models.functions import Coalesce, Greatest
 
-from timeline_app.errors import NotFound
-from timeline_app.models import ApiKey, Block, Compaction, Conversation, Source, Tenant, Timeline
+from timeline_app.models import Block, Compaction, Source, Timeline
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.blocks import Block as BlockValue
-
-
-def api_key_lookup(*, raw_key: str) -> ApiKey | None:
-    return (
-        ApiKey.objects.select_related("tenant")
-        .filter(key_hash=ApiKey.hash_key(raw_key), revoked_at__isnull=True)
-        .first()
-    )
-
-
-def conversation_list(*, tenant: Tenant) -> QuerySet[Conversation]:
-    return Conversation.objects.filter(tenant=tenant).order_by("-id")
-
-
-def conversation_get(*, tenant: Tenant, public_id: str) -> Conversation:
-    conversation = Conversation.objects.filter(tenant=tenant, public_id=public_id).first()
-    if conversation is None:
-        raise NotFound(f"conversation {public_id!r} not found", details={"conversation": public_id})
-    return conversation
-
-
-def timeline_get(*, conversation: Conversation, name: str) -> Timeline | None:
-    timeline = Timeline.objects.filter(conversation=conversation, name=name).first()
-    if timeline is not None:
-        timeline.conversation = conversation  # callers read its settings: no second query
-    return timeline
-
-
-def timeline_names(*, conversation: Conversation) -> list[str]:
-    return list(
-        Timeline.objects.filter(conversation=conversation).order_by("id").values_list("name", flat=True)
-    )
-
-
-def timeline_current_turn_id(*, timeline: Timeline) -> str:
-    """The turn of the latest turn header: blocks contributed without ``turn_id`` join it."""
-    turn = (
-        Block.objects.filter(timeline=timeline, type=b.TURN_HEADER)
-        .order_by("-seq")
-        .values_list("turn_id", flat=True)
-        .first()
-    )
-    return turn or ""
 
 
 def latest_applied_compaction(*, timeline: Timeline) -> Compaction | None:

@@ -1,0 +1,76 @@
+"""Reads, with exactly the rows and columns their callers need (HackSoft style, keyword-only).
+
+Callers write ``selectors.<name>``; the functions live in one module per noun: ``conversations``
+(keys, conversations, contexts' rows), ``blocks`` (window, tokens, paths, sources, search) and
+``contexts`` (messages and views of named contexts).
+"""
+
+from timeline_app.selectors.blocks import (
+    EFFECTIVE_TOKENS,
+    SEARCH_LIMIT,
+    active_plan,
+    block_count,
+    blocks_by_path,
+    blocks_search,
+    latest_applied_compaction,
+    sources_in_path,
+    sources_pool,
+    timelines_with_visible_tokens,
+    tokens_from_seq,
+    visible_tokens,
+    visible_window,
+)
+from timeline_app.selectors.contexts import (
+    ContextInfo,
+    context_info,
+    context_infos,
+    context_view,
+    custom_strategies,
+    effective_strategy,
+    full_context,
+    normalize_strategy,
+    stored_messages,
+    strategy_window,
+)
+from timeline_app.selectors.conversations import (
+    api_key_lookup,
+    conversation_get,
+    conversation_list,
+    timeline_current_turn_id,
+    timeline_get,
+    timeline_names,
+    timeline_require,
+)
+
+__all__ = [
+    "EFFECTIVE_TOKENS",
+    "SEARCH_LIMIT",
+    "ContextInfo",
+    "active_plan",
+    "api_key_lookup",
+    "block_count",
+    "blocks_by_path",
+    "blocks_search",
+    "context_info",
+    "context_infos",
+    "context_view",
+    "conversation_get",
+    "conversation_list",
+    "custom_strategies",
+    "effective_strategy",
+    "full_context",
+    "latest_applied_compaction",
+    "normalize_strategy",
+    "sources_in_path",
+    "sources_pool",
+    "stored_messages",
+    "strategy_window",
+    "timeline_current_turn_id",
+    "timeline_get",
+    "timeline_names",
+    "timeline_require",
+    "timelines_with_visible_tokens",
+    "tokens_from_seq",
+    "visible_tokens",
+    "visible_window",
+]

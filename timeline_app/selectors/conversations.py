@@ -1,0 +1,59 @@
+"""Reads of API keys, conversations and their contexts' rows, scoped to a tenant."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from timeline_app.errors import NotFound
+from timeline_app.models import ApiKey, Block, Conversation, Tenant, Timeline
+from timeline_app.rendering import blocks as b
+
+
+def api_key_lookup(*, raw_key: str) -> ApiKey | None:
+    return (
+        ApiKey.objects.select_related("tenant")
+        .filter(key_hash=ApiKey.hash_key(raw_key), revoked_at__isnull=True)
+        .first()
+    )
+
+
+def conversation_list(*, tenant: Tenant) -> QuerySet[Conversation]:
+    return Conversation.objects.filter(tenant=tenant).order_by("-id")
+
+
+def conversation_get(*, tenant: Tenant, public_id: str) -> Conversation:
+    conversation = Conversation.objects.filter(tenant=tenant, public_id=public_id).first()
+    if conversation is None:
+        raise NotFound(f"conversation {public_id!r} not found", details={"conversation": public_id})
+    return conversation
+
+
+def timeline_get(*, conversation: Conversation, name: str) -> Timeline | None:
+    timeline = Timeline.objects.filter(conversation=conversation, name=name).first()
+    if timeline is not None:
+        timeline.conversation = conversation  # callers read its settings: no second query
+    return timeline
+
+
+def timeline_names(*, conversation: Conversation) -> list[str]:
+    return list(
+        Timeline.objects.filter(conversation=conversation).order_by("id").values_list("name", flat=True)
+    )
+
+
+def timeline_current_turn_id(*, timeline: Timeline) -> str:
+    """The turn of the latest turn header: blocks contributed without ``turn_id`` join it."""
+    turn = (
+        Block.objects.filter(timeline=timeline, type=b.TURN_HEADER)
+        .order_by("-seq")
+        .values_list("turn_id", flat=True)
+        .first()
+    )
+    return turn or ""
+
+
+def timeline_require(*, conversation: Conversation, name: str) -> Timeline:
+    timeline = timeline_get(conversation=conversation, name=name)
+    if timeline is None:
+        raise NotFound(f"context {name!r} not found", details={"context": name})
+    return timeline

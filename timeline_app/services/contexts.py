@@ -1,0 +1,93 @@
+"""Writes of named contexts (seed 004): create (by name or label, optionally branched from
+another context's view), set the compaction strategy, clear the view."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+
+from timeline_app import selectors
+from timeline_app.errors import Conflict, InvalidInput
+from timeline_app.models import Conversation, Timeline
+from timeline_app.rendering.messages import (
+    CONTEXT_NAME_PATTERN,
+    LABEL_PATTERN,
+    NewMessage,
+    message_block,
+    next_context_name,
+)
+from timeline_app.services.blocks import blocks_append
+
+NAME_ATTEMPTS = 20
+
+
+def context_create(
+    *,
+    conversation: Conversation,
+    name: str | None = None,
+    label: str | None = None,
+    branch_from: str | None = None,
+    compaction_strategy: Mapping[str, Any] | None = None,
+) -> Timeline:
+    """Create a context named ``name``, or the next free ``label_<letters>``; with ``branch_from``
+    the new context starts with a copy of that context's view (same message ids and timestamps,
+    so the full-context view shows each copied message once)."""
+    if (name is None) == (label is None):
+        raise InvalidInput("give either name or label", details={"label": "either name or label"})
+    if name is not None and not CONTEXT_NAME_PATTERN.match(name):
+        raise InvalidInput(
+            "invalid context name", details={"name": f"must match {CONTEXT_NAME_PATTERN.pattern}"}
+        )
+    if label is not None and not LABEL_PATTERN.match(label):
+        raise InvalidInput("invalid label", details={"label": f"must match {LABEL_PATTERN.pattern}"})
+    strategy = selectors.normalize_strategy(compaction_strategy) if compaction_strategy is not None else {}
+    source = selectors.timeline_require(conversation=conversation, name=branch_from) if branch_from else None
+
+    timeline: Timeline | None = None
+    for _ in range(NAME_ATTEMPTS):
+        candidate = name
+        if candidate is None:
+            assert label is not None
+            names = Timeline.objects.filter(conversation=conversation, name__startswith=f"{label}_")
+            candidate = next_context_name(label, names.values_list("name", flat=True))
+        try:
+            with transaction.atomic():
+                timeline = Timeline.objects.create(
+                    conversation=conversation, name=candidate, compaction_strategy=strategy
+                )
+            break
+        except IntegrityError as exc:
+            if name is not None:
+                raise Conflict(f"context {name!r} already exists", details={"name": name}) from exc
+    if timeline is None:
+        raise Conflict("could not find a free context name; try again", details={"label": label})
+
+    if source is not None:
+        copies = [
+            NewMessage(message=m.message, message_id=m.message_id, timestamp=m.timestamp)
+            for m in selectors.context_view(timeline=source)
+        ]
+        if copies:
+            blocks_append(timeline=timeline, blocks=[message_block(m) for m in copies])
+    return timeline
+
+
+def context_set_strategy(*, timeline: Timeline, compaction_strategy: Mapping[str, Any]) -> Timeline:
+    """Set the context's compaction strategy; nothing stored changes, only the view."""
+    strategy = selectors.normalize_strategy(compaction_strategy)
+    Timeline.objects.filter(pk=timeline.pk).update(compaction_strategy=strategy, version=F("version") + 1)
+    timeline.compaction_strategy = strategy
+    return timeline
+
+
+def context_clear(*, timeline: Timeline) -> None:
+    """``clear()``: the messages so far leave the context's view; they stay stored.
+
+    One UPDATE reading ``next_seq`` in the database, so a concurrent append either lands before
+    the new view start (cleared) or after it (visible), never half.
+    """
+    Timeline.objects.filter(pk=timeline.pk).update(view_start_seq=F("next_seq"), version=F("version") + 1)
+    timeline.refresh_from_db(fields=["view_start_seq", "next_seq", "version"])
