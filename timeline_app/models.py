@@ -9,11 +9,19 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
+from typing import Any
 
 from django.db import models
-from django.db.models import Q
+from django.db.models import Case, F, IntegerField, Q, Sum, When
 
+from timeline_app.rendering import blocks as b
 from timeline_app.rendering.blocks import Block as BlockValue
+
+EFFECTIVE_TOKENS = Case(
+    When(hidden=True, then=F("replacement_tokens")), default=F("tokens"), output_field=IntegerField()
+)
+"""What a stored block costs in a render: its replacement text's tokens once hidden (the database
+side of ``rendering.blocks.Block.effective_tokens``)."""
 
 
 class Tenant(models.Model):
@@ -73,7 +81,10 @@ class Conversation(models.Model):
 
 
 class Timeline(models.Model):
-    """A named context of a conversation (``main`` by default): one ordered block stream."""
+    """A named context of a conversation (``main`` by default): one ordered block stream.
+
+    Its visible window is ``[latest summary] + blocks from window_start() on`` (DESIGN §3).
+    """
 
     DEFAULT_NAME = "main"
 
@@ -94,6 +105,29 @@ class Timeline(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def window_start(self, compaction: Compaction | None) -> int:
+        """The first seq of the visible window: after the last ``clear()`` and from the latest
+        applied compaction's first retained block on."""
+        retained = compaction.first_retained_seq if compaction is not None else None
+        return max(self.view_start_seq, retained or 0)
+
+    def shows_summary(self, compaction: Compaction | None) -> bool:
+        """Whether that compaction's summary block is inside the view (not cleared away)."""
+        summary = compaction.summary_block if compaction is not None else None
+        return summary is not None and summary.seq >= self.view_start_seq
+
+
+class BlockQuerySet(models.QuerySet["Block"]):
+    def window(self, *, timeline: Any, start: Any) -> BlockQuerySet:
+        """The stored blocks of a visible window starting at ``start`` (summaries come separately).
+
+        ``timeline`` and ``start`` are a row and a seq, or ``OuterRef``s inside a subquery."""
+        return self.filter(timeline=timeline, seq__gte=start).exclude(type=b.SUMMARY)
+
+    def effective_tokens(self) -> int:
+        """Sum of what these blocks cost in a render (hidden ones at their replacement)."""
+        return int(self.order_by().aggregate(total=Sum(EFFECTIVE_TOKENS))["total"] or 0)
 
 
 class Block(models.Model):
@@ -116,6 +150,8 @@ class Block(models.Model):
     client_id = models.CharField(max_length=128, null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = BlockQuerySet.as_manager()
+
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["timeline", "seq"], name="timeline_block_seq_uniq"),
@@ -136,6 +172,10 @@ class Block(models.Model):
 
     def __str__(self) -> str:
         return f"{self.type}#{self.seq}"
+
+    @property
+    def effective_tokens(self) -> int:
+        return self.replacement_tokens if self.hidden else self.tokens
 
     def to_value(self) -> BlockValue:
         raw = bytes(self.data) if self.data else b""
@@ -158,19 +198,47 @@ class Block(models.Model):
         )
 
 
-class Compaction(models.Model):
-    class Trigger(models.TextChoices):
-        RENDER = "render"
-        FORCED = "forced"
-        BACKGROUND = "background"
-        MANUAL = "manual"
+class CompactionQuerySet(models.QuerySet["Compaction"]):
+    def applied(self) -> CompactionQuerySet:
+        return self.filter(status=Compaction.Status.APPLIED)
 
-    class Status(models.TextChoices):
-        RUNNING = "running"
-        APPLIED = "applied"
-        REJECTED = "rejected"
-        SKIPPED = "skipped"
-        FAILED = "failed"
+    def latest_applied(self, *, timeline: Timeline) -> Compaction | None:
+        """The compaction that defines the timeline's visible window (its summary loaded too)."""
+        return (
+            self.applied().filter(timeline=timeline).select_related("summary_block").order_by("-id").first()
+        )
+
+
+class CompactionTrigger(models.TextChoices):
+    RENDER = "render"
+    FORCED = "forced"
+    BACKGROUND = "background"
+    MANUAL = "manual"
+
+
+class CompactionStatus(models.TextChoices):
+    """A compaction row's state: ``running`` is the claim; the others are final."""
+
+    RUNNING = "running"
+    APPLIED = "applied"
+    REJECTED = "rejected"
+    SKIPPED = "skipped"
+    FAILED = "failed"
+
+
+class CompactionOutcomeStatus(models.TextChoices):
+    """What a compaction run answers. ``busy`` (another run holds the claim) is never stored."""
+
+    APPLIED = CompactionStatus.APPLIED.value
+    REJECTED = CompactionStatus.REJECTED.value
+    SKIPPED = CompactionStatus.SKIPPED.value
+    BUSY = "busy"
+
+
+class Compaction(models.Model):
+    Trigger = CompactionTrigger
+    Status = CompactionStatus
+    Outcome = CompactionOutcomeStatus
 
     timeline = models.ForeignKey(Timeline, on_delete=models.CASCADE, related_name="compactions")
     summary_block = models.OneToOneField(
@@ -198,20 +266,22 @@ class Compaction(models.Model):
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
 
+    objects = CompactionQuerySet.as_manager()
+
     class Meta:
         constraints = [
             models.CheckConstraint(
-                condition=Q(status__in=["running", "applied", "rejected", "skipped", "failed"]),
+                condition=Q(status__in=CompactionStatus.values),
                 name="timeline_compaction_status_valid",
             ),
             models.CheckConstraint(
-                condition=Q(trigger__in=["render", "forced", "background", "manual"]),
+                condition=Q(trigger__in=CompactionTrigger.values),
                 name="timeline_compaction_trigger_valid",
             ),
             # At most one compaction in flight per timeline: the claim of DESIGN §6.
             models.UniqueConstraint(
                 fields=["timeline"],
-                condition=Q(status="running"),
+                condition=Q(status=CompactionStatus.RUNNING),
                 name="timeline_compaction_one_running",
             ),
         ]
@@ -219,7 +289,7 @@ class Compaction(models.Model):
             # The latest applied compaction of a timeline: the visible window's start.
             models.Index(
                 fields=["timeline", "-id"],
-                condition=Q(status="applied"),
+                condition=Q(status=CompactionStatus.APPLIED),
                 name="timeline_cmp_applied_idx",
             ),
         ]

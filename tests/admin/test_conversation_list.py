@@ -44,7 +44,7 @@ def test_list_columns_show_turns_blocks_visible_tokens_and_compactions(support, 
     row = next(c for c in response.context["cl"].result_list if c.pk == conversation.pk)
     assert row.turn_count == 8
     assert row.block_count == Block.objects.filter(timeline__conversation=conversation).count()
-    assert row.visible_tokens == selectors.visible_tokens(timeline=timeline)
+    assert row.visible_tokens == selectors.timeline_visible_tokens(timeline=timeline)
     assert row.compaction_count == 1
     assert row.last_compaction_status == "applied"
     page = response.content.decode()
@@ -68,7 +68,7 @@ def test_visible_tokens_annotation_matches_the_selector_in_every_shape(tenant):
         ("empty", empty_tl),
     ):
         timeline.refresh_from_db()
-        assert annotated[public_id] == selectors.visible_tokens(timeline=timeline), public_id
+        assert annotated[public_id] == selectors.timeline_visible_tokens(timeline=timeline), public_id
 
 
 @pytest.mark.django_db

@@ -76,11 +76,11 @@ def add_turn(timeline: Timeline, number: int, *, calls: int = 2, words: int = 20
 def fill_to(timeline: Timeline, low: int, high: int | None = None) -> int:
     """Add turns until the visible tokens pass ``low`` (and check they stay under ``high``)."""
     number = 1 + sum(1 for blk in selectors.visible_window(timeline=timeline) if blk.type == b.TURN_HEADER)
-    visible = selectors.visible_tokens(timeline=timeline)
+    visible = selectors.timeline_visible_tokens(timeline=timeline)
     while visible <= low:
         add_turn(timeline, number)
         number += 1
-        visible = selectors.visible_tokens(timeline=timeline)
+        visible = selectors.timeline_visible_tokens(timeline=timeline)
     if high is not None:
         assert visible < high, f"overshot: {visible} tokens (wanted {low}..{high})"
     return visible

@@ -42,7 +42,7 @@ def test_a_background_run_compacts_past_the_soft_threshold_and_records_its_task_
     record = Compaction.objects.get()
     assert (record.trigger, record.task_id, record.status) == ("background", "task-bg", "applied")
     assert record.before_tokens == visible
-    assert selectors.visible_tokens(timeline=timeline) <= 3_750
+    assert selectors.timeline_visible_tokens(timeline=timeline) <= 3_750
 
 
 def test_a_manual_run_without_force_uses_the_conversations_own_threshold():

@@ -44,7 +44,7 @@ def test_an_applied_compaction_records_trigger_timings_tokens_summarizer_and_sta
     assert record.task_id == "task-r"
     assert record.summary_block == summary
     assert record.before_tokens == before
-    assert record.after_tokens == selectors.visible_tokens(timeline=timeline) < before
+    assert record.after_tokens == selectors.timeline_visible_tokens(timeline=timeline) < before
     assert record.compacted_tokens > 0
     assert record.first_retained_seq == summary.meta["first_retained_seq"]
     assert record.covered_from_seq < record.covered_to_seq < record.first_retained_seq

@@ -75,7 +75,9 @@ def test_blocks_contributed_during_the_summary_survive_in_order_after_it():
     assert [(row.seq, row.text, row.hidden) for row in stored] == [(row.seq, row.text, False) for row in late]
     record = Compaction.objects.get(status="applied")
     assert record.first_retained_seq <= late[0].seq, "the plan's cut is before the late blocks"
-    assert record.after_tokens == selectors.visible_tokens(timeline=timeline), "late blocks are counted"
+    assert record.after_tokens == selectors.timeline_visible_tokens(timeline=timeline), (
+        "late blocks are counted"
+    )
 
 
 @needs_concurrent_db

@@ -50,7 +50,7 @@ def test_the_visible_tokens_summed_in_the_database_match_the_visible_window():
     compaction_run(
         timeline=compacted, settings=timeline_settings(timeline=compacted), trigger="manual", force=True
     )
-    fill_to(compacted, selectors.visible_tokens(timeline=compacted) + 500)
+    fill_to(compacted, selectors.timeline_visible_tokens(timeline=compacted) + 500)
     hidden = make_timeline(public_id="hidden")
     fill_to(hidden, 2_000)
     Block.objects.filter(timeline=hidden, type=b.TOOL_RESULT).update(
@@ -61,13 +61,13 @@ def test_the_visible_tokens_summed_in_the_database_match_the_visible_window():
     compaction_run(
         timeline=cleared, settings=timeline_settings(timeline=cleared), trigger="manual", force=True
     )
-    fill_to(cleared, selectors.visible_tokens(timeline=cleared) + 1_000)
+    fill_to(cleared, selectors.timeline_visible_tokens(timeline=cleared) + 1_000)
     Timeline.objects.filter(pk=cleared.pk).update(view_start_seq=cleared.blocks.order_by("-seq")[5].seq)
 
     found = due(soft=0.05)  # 250 tokens of 5,000: every one of them is due
 
     expected = {
-        t.pk: selectors.visible_tokens(timeline=Timeline.objects.get(pk=t.pk))
+        t.pk: selectors.timeline_visible_tokens(timeline=Timeline.objects.get(pk=t.pk))
         for t in (plain, compacted, hidden, cleared)
     }
     assert found == expected
@@ -118,7 +118,7 @@ def test_the_sweep_enqueues_a_background_compaction_for_each_due_timeline():
 
     record = Compaction.objects.get()
     assert (record.timeline_id, record.trigger, record.status) == (over.pk, "background", "applied")
-    assert selectors.visible_tokens(timeline=over) <= 3_750
+    assert selectors.timeline_visible_tokens(timeline=over) <= 3_750
     assert sweep_compactions() == 0, "under the soft threshold now"
 
 

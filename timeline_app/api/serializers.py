@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any
+from typing import Any, get_args
 
 from django.conf import settings
 from rest_framework import serializers
@@ -18,8 +18,10 @@ from timeline_app.api.fields import (
     StrictSerializer,
 )
 from timeline_app.errors import DomainError
+from timeline_app.models import Compaction
 from timeline_app.rendering.blocks import is_valid_path
 from timeline_app.rendering.settings import SettingsError, validate_overrides
+from timeline_app.rendering.ttl import TtlStatus
 from timeline_app.selectors.contexts import normalize_strategy
 
 PUBLIC_ID_REGEX = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
@@ -231,7 +233,7 @@ class TokensOut(serializers.Serializer[Any]):
 
 
 class PruningOut(serializers.Serializer[Any]):
-    status = serializers.ChoiceField(choices=["disabled", "armed", "fresh", "no_effect", "pruned"])
+    status = serializers.ChoiceField(choices=list(get_args(TtlStatus)))
     hidden_paths = serializers.ListField(child=serializers.CharField())
 
 
@@ -253,7 +255,7 @@ class CompactIn(StrictSerializer):
 
 
 class CompactResultOut(CompactionOut):
-    status = serializers.ChoiceField(choices=["applied", "rejected", "skipped", "busy"])
+    status = serializers.ChoiceField(choices=Compaction.Outcome.choices)
 
 
 class CompactQueuedOut(serializers.Serializer[Any]):
@@ -339,7 +341,7 @@ class ImportCompactionIn(serializers.Serializer[Any]):
     covered_to_seq = StrictIntegerField(required=False, allow_null=True)
     covered_turn_ids = serializers.ListField(child=StrictCharField(max_length=128), required=False)
     split_turn_id = StrictCharField(required=False, allow_blank=True, max_length=128)
-    trigger = serializers.ChoiceField(choices=["render", "forced", "background", "manual"], required=False)
+    trigger = serializers.ChoiceField(choices=Compaction.Trigger.choices, required=False)
     before_tokens = StrictIntegerField(required=False, min_value=0)
     after_tokens = StrictIntegerField(required=False, min_value=0)
     compacted_tokens = StrictIntegerField(required=False, min_value=0)

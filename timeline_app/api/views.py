@@ -132,7 +132,7 @@ class ConversationDetailView(TenantView):
         body = dict(s.ConversationOut(conversation).data)
         body.update(
             block_count=selectors.block_count(timeline=timeline),
-            visible_tokens=selectors.visible_tokens(timeline=timeline),
+            visible_tokens=selectors.timeline_visible_tokens(timeline=timeline),
             contexts=selectors.timeline_names(conversation=conversation),
         )
         return Response(body)

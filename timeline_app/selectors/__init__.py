@@ -6,18 +6,18 @@ Callers write ``selectors.<name>``; the functions live in one module per noun: `
 """
 
 from timeline_app.selectors.blocks import (
-    EFFECTIVE_TOKENS,
     SEARCH_LIMIT,
     active_plan,
     block_count,
+    block_is_compacted,
     blocks_by_path,
     blocks_search,
     latest_applied_compaction,
     sources_in_path,
     sources_pool,
+    timeline_visible_tokens,
     timelines_with_visible_tokens,
     tokens_from_seq,
-    visible_tokens,
     visible_window,
 )
 from timeline_app.selectors.contexts import (
@@ -43,12 +43,12 @@ from timeline_app.selectors.conversations import (
 )
 
 __all__ = [
-    "EFFECTIVE_TOKENS",
     "SEARCH_LIMIT",
     "ContextInfo",
     "active_plan",
     "api_key_lookup",
     "block_count",
+    "block_is_compacted",
     "blocks_by_path",
     "blocks_search",
     "context_info",
@@ -69,8 +69,8 @@ __all__ = [
     "timeline_get",
     "timeline_names",
     "timeline_require",
+    "timeline_visible_tokens",
     "timelines_with_visible_tokens",
     "tokens_from_seq",
-    "visible_tokens",
     "visible_window",
 ]

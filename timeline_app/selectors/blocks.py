@@ -10,25 +10,13 @@ from django.db import connection
 from django.db.models import Case, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum, Value, When
 from django.db.models.functions import Coalesce, Greatest
 
-from timeline_app.models import Block, Compaction, Source, Timeline
+from timeline_app.models import EFFECTIVE_TOKENS, Block, Compaction, Source, Timeline
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.blocks import Block as BlockValue
 
 
 def latest_applied_compaction(*, timeline: Timeline) -> Compaction | None:
-    return (
-        Compaction.objects.filter(timeline=timeline, status=Compaction.Status.APPLIED)
-        .select_related("summary_block")
-        .order_by("-id")
-        .first()
-    )
-
-
-def _window_queryset(timeline: Timeline, compaction: Compaction | None) -> QuerySet[Block]:
-    start = timeline.view_start_seq
-    if compaction is not None and compaction.first_retained_seq is not None:
-        start = max(start, compaction.first_retained_seq)
-    return Block.objects.filter(timeline=timeline, seq__gte=start).exclude(type=b.SUMMARY)
+    return Compaction.objects.latest_applied(timeline=timeline)
 
 
 def visible_window(*, timeline: Timeline) -> list[BlockValue]:
@@ -37,32 +25,23 @@ def visible_window(*, timeline: Timeline) -> list[BlockValue]:
     Only the visible window is read: older blocks stay stored and reachable by path.
     """
     compaction = latest_applied_compaction(timeline=timeline)
-    window = [row.to_value() for row in _window_queryset(timeline, compaction).order_by("seq")]
-    summary = compaction.summary_block if compaction is not None else None
-    if summary is not None and summary.seq >= timeline.view_start_seq:
-        return [summary.to_value(), *window]
+    rows = Block.objects.window(timeline=timeline, start=timeline.window_start(compaction)).order_by("seq")
+    window = [row.to_value() for row in rows]
+    if compaction is not None and compaction.summary_block is not None and timeline.shows_summary(compaction):
+        return [compaction.summary_block.to_value(), *window]
     return window
 
 
-EFFECTIVE_TOKENS = Case(
-    When(hidden=True, then=F("replacement_tokens")), default=F("tokens"), output_field=IntegerField()
-)
-"""What a stored block costs in a render: its replacement text's tokens once hidden."""
-
-
 def timelines_with_visible_tokens() -> QuerySet[Any]:
-    """Timelines annotated with ``window_start`` and ``visible_tokens``, in one query (no N+1).
+    """Timelines annotated with ``window_first_seq`` and ``visible_tokens``, in one query (no N+1).
 
     The visible window of each: blocks from ``max(view_start_seq, first retained seq of the latest
     applied compaction)`` on, summaries excluded, hidden ones at their replacement tokens; plus the
     latest summary's own tokens when it is inside the view. Summed in the database, never loaded.
     """
-    latest = Compaction.objects.filter(timeline=OuterRef("pk"), status=Compaction.Status.APPLIED).order_by(
-        "-id"
-    )
+    latest = Compaction.objects.applied().filter(timeline=OuterRef("pk")).order_by("-id")
     window_sum = Subquery(
-        Block.objects.filter(timeline=OuterRef("pk"), seq__gte=OuterRef("window_start"))
-        .exclude(type=b.SUMMARY)
+        Block.objects.window(timeline=OuterRef("pk"), start=OuterRef("window_first_seq"))
         .order_by()
         .values("timeline")
         .annotate(total=Sum(EFFECTIVE_TOKENS))
@@ -86,7 +65,7 @@ def timelines_with_visible_tokens() -> QuerySet[Any]:
         output_field=IntegerField(),
     )
     return Timeline.objects.annotate(
-        window_start=Greatest(
+        window_first_seq=Greatest(
             F("view_start_seq"),
             Coalesce(Subquery(latest.values("first_retained_seq")[:1]), Value(0)),
             output_field=IntegerField(),
@@ -94,7 +73,7 @@ def timelines_with_visible_tokens() -> QuerySet[Any]:
     ).annotate(visible_tokens=Coalesce(window_sum, 0) + Coalesce(summary_tokens, 0))
 
 
-def visible_tokens(*, timeline: Timeline) -> int:
+def timeline_visible_tokens(*, timeline: Timeline) -> int:
     """Sum of the visible window's tokens (one query; see ``timelines_with_visible_tokens``)."""
     total = (
         timelines_with_visible_tokens().filter(pk=timeline.pk).values_list("visible_tokens", flat=True).get()
@@ -112,12 +91,7 @@ def blocks_by_path(*, timeline: Timeline, path: str) -> QuerySet[Block]:
 
 def tokens_from_seq(*, timeline: Timeline, seq: int) -> int:
     """Tokens of the non-summary blocks from ``seq`` on (what a compaction retains)."""
-    total = (
-        Block.objects.filter(timeline=timeline, seq__gte=max(seq, timeline.view_start_seq))
-        .exclude(type=b.SUMMARY)
-        .aggregate(total=Sum(EFFECTIVE_TOKENS))["total"]
-    )
-    return int(total or 0)
+    return Block.objects.window(timeline=timeline, start=max(seq, timeline.view_start_seq)).effective_tokens()
 
 
 def sources_pool(*, timeline: Timeline) -> list[Source]:
@@ -162,3 +136,11 @@ def blocks_search(*, timeline: Timeline, query: str, limit: int = SEARCH_LIMIT) 
     for word in query.split():
         rows = rows.filter(Q(text__icontains=word) | Q(path__icontains=word))
     return list(rows.order_by("seq")[:limit])
+
+
+def block_is_compacted(*, seq: int, type: str, latest: Compaction | None) -> bool:
+    """Whether a stored block sits behind the latest applied compaction: before its first retained
+    block, or a summary other than its own (what search marks ``compacted``)."""
+    first_visible = latest.first_retained_seq if latest is not None and latest.first_retained_seq else 0
+    summary_seq = latest.summary_block.seq if latest is not None and latest.summary_block else None
+    return seq < first_visible or (type == b.SUMMARY and seq != summary_seq)

@@ -58,7 +58,7 @@ SUPERSEDED = "superseded: the timeline was compacted or cleared meanwhile"
 
 @dataclass(frozen=True)
 class CompactionOutcome:
-    """What one compaction attempt did. ``status``: applied, rejected, skipped, busy, failed."""
+    """What one compaction attempt did; ``status`` is a ``Compaction.Outcome``."""
 
     status: str
     compaction_id: int | None = None
@@ -169,15 +169,15 @@ def compaction_run(
     """
     snap = _snapshot(timeline_id=timeline.pk, settings=settings, system_tokens=system_tokens, force=force)
     if snap.plan is None:
-        return CompactionOutcome(status="skipped")
+        return CompactionOutcome(status=Compaction.Outcome.SKIPPED)
     record = _claim(timeline=snap.timeline, trigger=trigger, task_id=task_id)
     if record is None:
         if trigger not in _RENDER_TRIGGERS or not _over_ceiling(snap.window, system_tokens, settings):
-            return CompactionOutcome(status="busy")
+            return CompactionOutcome(status=Compaction.Outcome.BUSY)
         _wait_for_running(timeline=snap.timeline, seconds=RENDER_WAIT_SECONDS)
         snap = _snapshot(timeline_id=timeline.pk, settings=settings, system_tokens=system_tokens, force=force)
         if snap.plan is None:
-            return CompactionOutcome(status="skipped")
+            return CompactionOutcome(status=Compaction.Outcome.SKIPPED)
         record = _claim(timeline=snap.timeline, trigger=trigger, task_id=task_id)
         if record is None:
             logger.warning(
@@ -195,7 +195,9 @@ def compaction_run(
             )
             if snap.plan is None:
                 _release(record, started=started, status=Compaction.Status.SKIPPED, error=SUPERSEDED)
-                return CompactionOutcome(status="skipped", compaction_id=record.pk, error=SUPERSEDED)
+                return CompactionOutcome(
+                    status=Compaction.Outcome.SKIPPED, compaction_id=record.pk, error=SUPERSEDED
+                )
         return _summarize_and_apply(
             snap=snap,
             record=record,
@@ -322,7 +324,9 @@ def _summarize_and_apply(
             claim = Compaction.objects.select_for_update().filter(pk=record.pk).first()
             if claim is None or claim.status != Compaction.Status.RUNNING:
                 # Taken over (our worker was presumed dead): the run that took it applies.
-                return CompactionOutcome(status="skipped", compaction_id=record.pk, error=TAKEN_OVER)
+                return CompactionOutcome(
+                    status=Compaction.Outcome.SKIPPED, compaction_id=record.pk, error=TAKEN_OVER
+                )
             row = claim
         else:
             row = Compaction(timeline=locked, trigger=trigger, started_at=started_at)
@@ -335,7 +339,9 @@ def _summarize_and_apply(
         ):
             reason = f"{SUPERSEDED}; {errors}" if errors else SUPERSEDED
             _store(row, status=Compaction.Status.SKIPPED, started=started, error=reason)
-            return CompactionOutcome(status="skipped", compaction_id=row.pk, error=SUPERSEDED)
+            return CompactionOutcome(
+                status=Compaction.Outcome.SKIPPED, compaction_id=row.pk, error=SUPERSEDED
+            )
 
         # Blocks contributed since the plan are retained: count them in before and after.
         retained = selectors.tokens_from_seq(timeline=locked, seq=plan.first_retained_seq)
@@ -343,7 +349,7 @@ def _summarize_and_apply(
         if not compaction_is_accepted(plan.before_tokens + (retained - plan.retained_tokens), after):
             _store(row, status=Compaction.Status.REJECTED, started=started, after_tokens=after)
             return CompactionOutcome(
-                status="rejected",
+                status=Compaction.Outcome.REJECTED,
                 compaction_id=row.pk,
                 before_tokens=plan.before_tokens,
                 after_tokens=after,
@@ -367,7 +373,7 @@ def _summarize_and_apply(
         },
     )
     return CompactionOutcome(
-        status="applied",
+        status=Compaction.Outcome.APPLIED,
         compaction_id=row.pk,
         summary_path=summary.path,
         covered_turn_ids=plan.covered_turn_ids,
@@ -407,11 +413,13 @@ def timeline_compact(
         raise ValueError(f"unknown compaction trigger {trigger!r}")
     timeline = Timeline.objects.select_related("conversation").filter(pk=timeline_id).first()
     if timeline is None:
-        return CompactionOutcome(status="skipped", error="timeline gone")
+        return CompactionOutcome(status=Compaction.Outcome.SKIPPED, error="timeline gone")
     settings = resolve_settings(timeline.conversation.settings)
     if trigger == Compaction.Trigger.BACKGROUND:
         if not _summarizes(timeline):
-            return CompactionOutcome(status="skipped", error="the context's strategy does not summarize")
+            return CompactionOutcome(
+                status=Compaction.Outcome.SKIPPED, error="the context's strategy does not summarize"
+            )
         settings = background_settings(settings, soft_threshold=django_settings.TIMELINE_SOFT_THRESHOLD)
     return compaction_run(timeline=timeline, settings=settings, trigger=trigger, force=force, task_id=task_id)
 

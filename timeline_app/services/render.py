@@ -123,7 +123,9 @@ def timeline_render(
         rendered=rendered,
         pruning_status=decision.status,
         hidden_paths=[hide.path for hide in decision.hides],
-        compaction=compaction if compaction is not None and compaction.status == "applied" else None,
+        compaction=compaction
+        if compaction is not None and compaction.status == Compaction.Outcome.APPLIED
+        else None,
         would_compact=wanted and dry_run,
         settings=settings,
     )
