@@ -10,6 +10,7 @@ keep first-appearance order (the previous digest's entries first), ``tool_call_i
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from timeline_app.rendering.blocks import TOOL_RESULT, Block
@@ -87,6 +88,33 @@ def _freeze(value: Any) -> Any:
     return value
 
 
+@dataclass(frozen=True)
+class Digest:
+    """A stored digest, read back: every key present with its type, malformed entries dropped."""
+
+    artifacts: list[dict[str, Any]] = field(default_factory=list)
+    tool_outputs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    memsearch: list[dict[str, Any]] = field(default_factory=list)
+    hidden: list[dict[str, Any]] = field(default_factory=list)
+    tool_call_ids: list[str] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+
+
+def read_digest(value: Any) -> Digest:
+    """The one reader of ``meta.compaction_digest``: tolerant of a missing digest, missing keys and
+    entries of the wrong type (a digest written by an older release or imported from a file)."""
+    raw = value if isinstance(value, dict) else {}
+    outputs = raw.get("tool_outputs")
+    return Digest(
+        artifacts=_dict_list(raw.get("artifacts")),
+        tool_outputs={str(k): _dict_list(v) for k, v in outputs.items()} if isinstance(outputs, dict) else {},
+        memsearch=_dict_list(raw.get("memsearch")),
+        hidden=_dict_list(raw.get("hidden")),
+        tool_call_ids=_str_list(raw.get("tool_call_ids")),
+        paths=_str_list(raw.get("paths")),
+    )
+
+
 def empty_digest() -> dict[str, Any]:
     return {
         "artifacts": [],
@@ -108,21 +136,19 @@ def build_digest(blocks: Sequence[Block], previous: dict[str, Any] | None = None
     * ``hidden``: ``{path, replacement_text, reason}`` for every hidden block;
     * ``tool_call_ids``: sorted, unique; ``paths``: every compacted block's path, unique.
     """
-    prev = previous if isinstance(previous, dict) else {}
+    prev = read_digest(previous)
 
     artifacts = _Keyed(("path",))
-    artifacts.extend(_dict_list(prev.get("artifacts")))
+    artifacts.extend(prev.artifacts)
     outputs: dict[str, _Keyed] = {}
-    prev_outputs = prev.get("tool_outputs")
-    if isinstance(prev_outputs, dict):
-        for tool_id, entries in prev_outputs.items():
-            outputs.setdefault(str(tool_id), _Keyed(("tool_call_id", "path"))).extend(_dict_list(entries))
+    for tool_id, entries in prev.tool_outputs.items():
+        outputs.setdefault(tool_id, _Keyed(("tool_call_id", "path"))).extend(entries)
     memsearch = _Keyed(("tool_call_id", "paths", "query"))
-    memsearch.extend(_dict_list(prev.get("memsearch")))
+    memsearch.extend(prev.memsearch)
     hidden = _Keyed(key=_hidden_key)
-    hidden.extend(_dict_list(prev.get("hidden")))
-    tool_call_ids: set[str] = set(_str_list(prev.get("tool_call_ids")))
-    paths: dict[str, None] = dict.fromkeys(_str_list(prev.get("paths")))
+    hidden.extend(prev.hidden)
+    tool_call_ids: set[str] = set(prev.tool_call_ids)
+    paths: dict[str, None] = dict.fromkeys(prev.paths)
 
     for b in blocks:
         if b.path:

@@ -28,8 +28,3 @@ class Conflict(DomainError):
 class InvalidInput(DomainError):
     status = 400
     code = "invalid"
-
-
-class Unprocessable(DomainError):
-    status = 422
-    code = "unprocessable"

@@ -1,7 +1,9 @@
 """Block text and the three output formats (seed 000 "Visible Timeline", seed 003 "Rendering").
 
-Pure: no Django, no I/O, no clock. Every JSON value this module produces is serialised with
-``stable_json`` (sorted keys, no ASCII escaping) so that the same blocks give the same bytes.
+Pure: no Django, no I/O, no clock. Byte stability (DESIGN §4): the values built here depend only on
+the blocks, and ``stable_json`` (sorted keys, no ASCII escaping) is their one serialisation; the
+API's renderer (``timeline_app.api.renderers.StableJSONRenderer``) applies the same rule, and
+``tests/api/test_render_bytes.py`` pins equal bytes for equal blocks over HTTP.
 """
 
 from __future__ import annotations

@@ -47,12 +47,3 @@ def count_binary_tokens(*, mime: str, data_b64: str) -> int:
     if pages == 0:
         pages = max(1, -(-len(raw) // BYTES_PER_PAGE_FALLBACK))
     return pages * DOCUMENT_TOKENS_PER_PAGE
-
-
-def estimate_block_tokens(*, text: str, mime: str = "", data_b64: str = "", overhead: str = "") -> int:
-    """Tokens of a block's text, its rendered header lines (``overhead``) and its binary payload."""
-    return (
-        count_text_tokens(text)
-        + count_text_tokens(overhead)
-        + count_binary_tokens(mime=mime, data_b64=data_b64)
-    )
