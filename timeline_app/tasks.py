@@ -18,7 +18,7 @@ from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from timeline_app.models import Compaction
-from timeline_app.services.compaction import compaction_sweep, timeline_compact
+from timeline_app.services.background import compaction_sweep, timeline_compact
 
 
 @shared_task(

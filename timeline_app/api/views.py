@@ -26,8 +26,9 @@ from timeline_app.models import Compaction, Conversation, Tenant, Timeline
 from timeline_app.rendering.contributions import NewAttachment, NewBlock
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.rendering.tokens import count_text_tokens
+from timeline_app.services.background import compaction_enqueue
 from timeline_app.services.blocks import blocks_append, turn_start
-from timeline_app.services.compaction import CompactionOutcome, compaction_enqueue, compaction_run
+from timeline_app.services.compaction import CompactionOutcome, compaction_run
 from timeline_app.services.conversations import conversation_create, timeline_get_or_create
 from timeline_app.services.export import timeline_export, timeline_import
 from timeline_app.services.hiding import blocks_hide

@@ -17,28 +17,23 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from celery import current_app
-from django.conf import settings as django_settings
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, F, OuterRef
+from django.db.models import F
 from django.utils import timezone
 
 from compaction.digest import build_digest
 from compaction.planner import CompactionPlan, build_summary_block, compaction_is_accepted, plan_compaction
-from compaction.strategies import SUMMARIZE
 from compaction.summarizers import Summarizer, SummaryOutcome, summarize_with_fallback
 from timeline_app import selectors, signals
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering.blocks import Block as BlockValue
 from timeline_app.rendering.costs import block_tokens
-from timeline_app.rendering.settings import RenderSettings, SettingsError, resolve_settings
+from timeline_app.rendering.settings import RenderSettings
 from timeline_app.rendering.times import iso_utc
-from timeline_app.selectors.contexts import effective_strategy
 from timeline_app.services.summarizers import configured_summarizer, fallback_summarizer
 
 logger = logging.getLogger(__name__)
@@ -290,24 +285,43 @@ def _summarize_and_apply(
     timeline = snap.timeline
     started_at = record.started_at if record is not None else timezone.now()
     signals.on_before_compaction.send(
-        sender=Compaction,
-        timeline=timeline,
-        trigger=trigger,
-        payload={"before_tokens": plan.before_tokens},
+        sender=Compaction, timeline=timeline, trigger=trigger, payload={"before_tokens": plan.before_tokens}
     )
-
     # Outside any transaction: the LLM call may take seconds and retries.
     turn_id = selectors.timeline_current_turn_id(timeline=timeline) or (
         snap.window[-1].turn_id if snap.window else ""
     )
     draft = draft_summary(plan=plan, settings=settings, summarizer=summarizer, turn_id=turn_id)
-    summary, history, errors, digest = draft.block, draft.history, draft.errors, draft.digest
-    summarize_ms = draft.summarize_ms
-    common: dict[str, Any] = {
-        "summarizer": history.summarizer,
-        "model": history.model,
-        "error": errors,
-        "summarize_ms": summarize_ms,
+    outcome = _apply(
+        snap=snap,
+        plan=plan,
+        record=record,
+        trigger=trigger,
+        draft=draft,
+        started=started,
+        started_at=started_at,
+    )
+    if outcome.status == Compaction.Outcome.APPLIED:
+        signals.on_after_compaction.send(
+            sender=Compaction,
+            timeline=timeline,
+            trigger=trigger,
+            payload={
+                "before_tokens": outcome.before_tokens,
+                "after_tokens": outcome.after_tokens,
+                "compacted_tokens": outcome.compacted_tokens,
+            },
+        )
+    return outcome
+
+
+def _record_fields(plan: CompactionPlan, draft: SummaryDraft) -> dict[str, Any]:
+    """What a compaction row records of its plan and summary, whatever its final status."""
+    return {
+        "summarizer": draft.history.summarizer,
+        "model": draft.history.model,
+        "error": draft.errors,
+        "summarize_ms": draft.summarize_ms,
         "before_tokens": plan.before_tokens,
         "compacted_tokens": plan.compacted_tokens,
         "covered_turn_ids": list(plan.covered_turn_ids),
@@ -315,9 +329,23 @@ def _summarize_and_apply(
         "first_retained_seq": plan.first_retained_seq,
         "covered_from_seq": plan.compacted[0].seq if plan.compacted else None,
         "covered_to_seq": plan.compacted[-1].seq if plan.compacted else None,
-        "digest": digest,
+        "digest": draft.digest,
     }
 
+
+def _apply(
+    *,
+    snap: _Snapshot,
+    plan: CompactionPlan,
+    record: Compaction | None,
+    trigger: str,
+    draft: SummaryDraft,
+    started: float,
+    started_at: datetime,
+) -> CompactionOutcome:
+    """The short apply transaction: store the summary only if the claim is still ours, nothing the
+    plan read has changed, and it still reduces the visible tokens."""
+    timeline, summary, errors = snap.timeline, draft.block, draft.errors
     with transaction.atomic(durable=True):
         locked = Timeline.objects.select_for_update().get(pk=timeline.pk)
         if record is not None:
@@ -330,7 +358,7 @@ def _summarize_and_apply(
             row = claim
         else:
             row = Compaction(timeline=locked, trigger=trigger, started_at=started_at)
-        for name, value in common.items():
+        for name, value in _record_fields(plan, draft).items():
             setattr(row, name, value)
 
         if (
@@ -361,17 +389,6 @@ def _summarize_and_apply(
         _store(
             row, status=Compaction.Status.APPLIED, started=started, summary_block=summary, after_tokens=after
         )
-
-    signals.on_after_compaction.send(
-        sender=Compaction,
-        timeline=timeline,
-        trigger=trigger,
-        payload={
-            "before_tokens": plan.before_tokens,
-            "after_tokens": after,
-            "compacted_tokens": plan.compacted_tokens,
-        },
-    )
     return CompactionOutcome(
         status=Compaction.Outcome.APPLIED,
         compaction_id=row.pk,
@@ -393,118 +410,3 @@ def _store(row: Compaction, *, status: str, started: float, **fields: Any) -> No
     row.finished_at = timezone.now()
     row.duration_ms = int((time.monotonic() - started) * 1000)
     row.save()
-
-
-# ---------------------------------------------------------------- background work
-
-
-def background_settings(settings: RenderSettings, *, soft_threshold: float) -> RenderSettings:
-    """A background compaction plans against the soft threshold (never above the hard one), so it
-    runs before a render would have to compact and leaves the context well under it."""
-    return replace(settings, threshold=min(soft_threshold, settings.threshold))
-
-
-def timeline_compact(
-    *, timeline_id: int, trigger: str, force: bool = False, task_id: str = ""
-) -> CompactionOutcome:
-    """The compact task's work: a background run plans against the soft threshold, a manual one
-    against the conversation's own threshold (like ``POST …/compact/`` with ``wait``)."""
-    if trigger not in Compaction.Trigger.values:
-        raise ValueError(f"unknown compaction trigger {trigger!r}")
-    timeline = Timeline.objects.select_related("conversation").filter(pk=timeline_id).first()
-    if timeline is None:
-        return CompactionOutcome(status=Compaction.Outcome.SKIPPED, error="timeline gone")
-    settings = resolve_settings(timeline.conversation.settings)
-    if trigger == Compaction.Trigger.BACKGROUND:
-        if not _summarizes(timeline):
-            return CompactionOutcome(
-                status=Compaction.Outcome.SKIPPED, error="the context's strategy does not summarize"
-            )
-        settings = background_settings(settings, soft_threshold=django_settings.TIMELINE_SOFT_THRESHOLD)
-    return compaction_run(timeline=timeline, settings=settings, trigger=trigger, force=force, task_id=task_id)
-
-
-def _summarizes(timeline: Timeline) -> bool:
-    """Whether the context uses the seeds' summary compaction (named contexts may truncate or
-    slide a window instead: background summaries would be wasted on them)."""
-    return bool(effective_strategy(timeline=timeline)["name"] == SUMMARIZE)
-
-
-@dataclass(frozen=True)
-class TimelineLoad:
-    timeline_id: int
-    visible_tokens: int
-    soft_limit: int
-
-
-def timelines_past_soft_threshold(
-    *, now: datetime, active_within: timedelta, soft_threshold: float
-) -> Iterator[TimelineLoad]:
-    """Timelines of conversations active within ``active_within`` whose visible tokens exceed
-    ``min(soft_threshold, threshold) × max_tokens`` (their conversation's settings).
-
-    One query: the visible tokens are summed in the database per timeline (the window from the
-    latest summary's first retained block, plus that summary), never by loading blocks. Left out:
-    timelines with a compaction running, those whose last compaction was rejected or failed with
-    no activity since (it would only be rejected again), and named contexts whose strategy is not
-    ``summarize``.
-    """
-    compactions = Compaction.objects.filter(timeline=OuterRef("pk"))
-    unchanged_since_failure = compactions.filter(
-        status__in=[Compaction.Status.REJECTED, Compaction.Status.FAILED],
-        started_at__gte=OuterRef("conversation__last_activity_at"),
-    )
-    rows = (
-        selectors.timelines_with_visible_tokens()
-        .filter(conversation__last_activity_at__gte=now - active_within)
-        .exclude(Exists(compactions.filter(status=Compaction.Status.RUNNING)))
-        .exclude(Exists(unchanged_since_failure))
-        .order_by("pk")
-        .values_list("pk", "visible_tokens", "conversation__settings", "compaction_strategy")
-    )
-    for pk, visible, overrides, strategy in rows.iterator(chunk_size=500):
-        if strategy and not _summarizes(Timeline(pk=pk, compaction_strategy=strategy)):
-            continue
-        try:
-            settings = resolve_settings(overrides)
-        except (SettingsError, TypeError):
-            logger.warning("timeline %s: conversation settings unusable, not swept", pk)
-            continue
-        limit = background_settings(settings, soft_threshold=soft_threshold).compaction_limit
-        if visible > limit:
-            yield TimelineLoad(timeline_id=pk, visible_tokens=int(visible), soft_limit=limit)
-
-
-def compaction_sweep(
-    *, now: datetime, active_within: timedelta, soft_threshold: float, expires: float | None = None
-) -> list[int]:
-    """Enqueue a background compaction for every timeline past the soft threshold (the beat job).
-
-    ``expires`` drops a queued task that no worker started in time (the next sweep enqueues again).
-    """
-    due = [
-        load.timeline_id
-        for load in timelines_past_soft_threshold(
-            now=now, active_within=active_within, soft_threshold=soft_threshold
-        )
-    ]
-    for timeline_id in due:
-        compaction_enqueue(timeline_id=timeline_id, trigger=Compaction.Trigger.BACKGROUND, expires=expires)
-    if due:
-        logger.info("compaction sweep: %d timeline(s) past the soft threshold enqueued", len(due))
-    return due
-
-
-# The compact task, addressed by its registered name: services never import the task module (tasks
-# call services), and a lookup in Celery's registry keeps eager mode working (``send_task`` would
-# bypass ``task_always_eager``).
-COMPACT_TASK = "compaction.tasks.compact_timeline"
-
-
-def compaction_enqueue(
-    *, timeline_id: int, trigger: str, force: bool = False, expires: float | None = None
-) -> str:
-    """Queue a compaction of one timeline; returns the Celery task id."""
-    task = current_app.tasks[COMPACT_TASK]
-    result = task.apply_async(args=(timeline_id, trigger, force), expires=expires)
-    return str(result.id)

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from timeline_app.errors import Conflict
 from timeline_app.models import Block, Timeline
+from timeline_app.rendering.message_validation import parse_messages as parse_message_list
 from timeline_app.rendering.messages import (
     CLIENT_ID_PREFIX,
     NewMessage,
@@ -19,7 +20,6 @@ from timeline_app.rendering.messages import (
     message_block,
     stored_message,
 )
-from timeline_app.rendering.messages import parse_messages as parse_message_list
 from timeline_app.rendering.times import iso_utc
 from timeline_app.services.blocks import blocks_append
 

@@ -1,0 +1,135 @@
+"""Background compaction (DESIGN §6, docs/background.md): the beat sweep finds timelines past the
+soft threshold and enqueues the compact task; the task's work plans against that soft threshold.
+
+Services never import the task module (tasks call services): the task is addressed by its
+registered name in Celery's registry, which keeps eager mode working (``send_task`` would not).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+
+from celery import current_app
+from django.conf import settings as django_settings
+from django.db.models import Exists, OuterRef
+
+from compaction.strategies import SUMMARIZE
+from timeline_app import selectors
+from timeline_app.models import Compaction, Timeline
+from timeline_app.rendering.settings import RenderSettings, SettingsError, resolve_settings
+from timeline_app.selectors.contexts import effective_strategy
+from timeline_app.services.compaction import CompactionOutcome, compaction_run
+
+logger = logging.getLogger(__name__)
+
+
+def background_settings(settings: RenderSettings, *, soft_threshold: float) -> RenderSettings:
+    """A background compaction plans against the soft threshold (never above the hard one), so it
+    runs before a render would have to compact and leaves the context well under it."""
+    return replace(settings, threshold=min(soft_threshold, settings.threshold))
+
+
+def timeline_compact(
+    *, timeline_id: int, trigger: str, force: bool = False, task_id: str = ""
+) -> CompactionOutcome:
+    """The compact task's work: a background run plans against the soft threshold, a manual one
+    against the conversation's own threshold (like ``POST …/compact/`` with ``wait``)."""
+    if trigger not in Compaction.Trigger.values:
+        raise ValueError(f"unknown compaction trigger {trigger!r}")
+    timeline = Timeline.objects.select_related("conversation").filter(pk=timeline_id).first()
+    if timeline is None:
+        return CompactionOutcome(status=Compaction.Outcome.SKIPPED, error="timeline gone")
+    settings = resolve_settings(timeline.conversation.settings)
+    if trigger == Compaction.Trigger.BACKGROUND:
+        if not _summarizes(timeline):
+            return CompactionOutcome(
+                status=Compaction.Outcome.SKIPPED, error="the context's strategy does not summarize"
+            )
+        settings = background_settings(settings, soft_threshold=django_settings.TIMELINE_SOFT_THRESHOLD)
+    return compaction_run(timeline=timeline, settings=settings, trigger=trigger, force=force, task_id=task_id)
+
+
+def _summarizes(timeline: Timeline) -> bool:
+    """Whether the context uses the seeds' summary compaction (named contexts may truncate or
+    slide a window instead: background summaries would be wasted on them)."""
+    return bool(effective_strategy(timeline=timeline)["name"] == SUMMARIZE)
+
+
+@dataclass(frozen=True)
+class TimelineLoad:
+    timeline_id: int
+    visible_tokens: int
+    soft_limit: int
+
+
+def timelines_past_soft_threshold(
+    *, now: datetime, active_within: timedelta, soft_threshold: float
+) -> Iterator[TimelineLoad]:
+    """Timelines of conversations active within ``active_within`` whose visible tokens exceed
+    ``min(soft_threshold, threshold) × max_tokens`` (their conversation's settings).
+
+    One query: the visible tokens are summed in the database per timeline (the window from the
+    latest summary's first retained block, plus that summary), never by loading blocks. Left out:
+    timelines with a compaction running, those whose last compaction was rejected or failed with
+    no activity since (it would only be rejected again), and named contexts whose strategy is not
+    ``summarize``.
+    """
+    compactions = Compaction.objects.filter(timeline=OuterRef("pk"))
+    unchanged_since_failure = compactions.filter(
+        status__in=[Compaction.Status.REJECTED, Compaction.Status.FAILED],
+        started_at__gte=OuterRef("conversation__last_activity_at"),
+    )
+    rows = (
+        selectors.timelines_with_visible_tokens()
+        .filter(conversation__last_activity_at__gte=now - active_within)
+        .exclude(Exists(compactions.filter(status=Compaction.Status.RUNNING)))
+        .exclude(Exists(unchanged_since_failure))
+        .order_by("pk")
+        .values_list("pk", "visible_tokens", "conversation__settings", "compaction_strategy")
+    )
+    for pk, visible, overrides, strategy in rows.iterator(chunk_size=500):
+        if strategy and not _summarizes(Timeline(pk=pk, compaction_strategy=strategy)):
+            continue
+        try:
+            settings = resolve_settings(overrides)
+        except (SettingsError, TypeError):
+            logger.warning("timeline %s: conversation settings unusable, not swept", pk)
+            continue
+        limit = background_settings(settings, soft_threshold=soft_threshold).compaction_limit
+        if visible > limit:
+            yield TimelineLoad(timeline_id=pk, visible_tokens=int(visible), soft_limit=limit)
+
+
+def compaction_sweep(
+    *, now: datetime, active_within: timedelta, soft_threshold: float, expires: float | None = None
+) -> list[int]:
+    """Enqueue a background compaction for every timeline past the soft threshold (the beat job).
+
+    ``expires`` drops a queued task that no worker started in time (the next sweep enqueues again).
+    """
+    due = [
+        load.timeline_id
+        for load in timelines_past_soft_threshold(
+            now=now, active_within=active_within, soft_threshold=soft_threshold
+        )
+    ]
+    for timeline_id in due:
+        compaction_enqueue(timeline_id=timeline_id, trigger=Compaction.Trigger.BACKGROUND, expires=expires)
+    if due:
+        logger.info("compaction sweep: %d timeline(s) past the soft threshold enqueued", len(due))
+    return due
+
+
+COMPACT_TASK = "compaction.tasks.compact_timeline"
+
+
+def compaction_enqueue(
+    *, timeline_id: int, trigger: str, force: bool = False, expires: float | None = None
+) -> str:
+    """Queue a compaction of one timeline; returns the Celery task id."""
+    task = current_app.tasks[COMPACT_TASK]
+    result = task.apply_async(args=(timeline_id, trigger, force), expires=expires)
+    return str(result.id)
