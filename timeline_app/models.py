@@ -118,6 +118,34 @@ class Timeline(models.Model):
         return summary is not None and summary.seq >= self.view_start_seq
 
 
+VALUE_FIELDS = (
+    "seq",
+    "type",
+    "turn_id",
+    "author",
+    "ts",
+    "mime",
+    "text",
+    "data",
+    "path",
+    "meta",
+    "hidden",
+    "replacement_text",
+    "hidden_reason",
+    "tokens",
+    "replacement_tokens",
+)
+"""The columns of a block the pure core reads, in ``rendering.blocks.Block``'s field order."""
+
+
+def block_value(*columns: Any) -> BlockValue:
+    """A pure ``Block`` from a row's ``VALUE_FIELDS`` (the binary payload as base64 text)."""
+    fields = dict(zip(VALUE_FIELDS, columns, strict=True))
+    raw = fields["data"]
+    fields["data"] = base64.b64encode(bytes(raw)).decode() if raw else ""
+    return BlockValue(**fields)
+
+
 class BlockQuerySet(models.QuerySet["Block"]):
     def window(self, *, timeline: Any, start: Any) -> BlockQuerySet:
         """The stored blocks of a visible window starting at ``start`` (summaries come separately).
@@ -128,6 +156,11 @@ class BlockQuerySet(models.QuerySet["Block"]):
     def effective_tokens(self) -> int:
         """Sum of what these blocks cost in a render (hidden ones at their replacement)."""
         return int(self.order_by().aggregate(total=Sum(EFFECTIVE_TOKENS))["total"] or 0)
+
+    def as_values(self) -> list[BlockValue]:
+        """These blocks as pure values, read as plain columns (no model instances: a render's
+        window can hold tens of thousands of blocks)."""
+        return [block_value(*row) for row in self.values_list(*VALUE_FIELDS)]
 
 
 class Block(models.Model):
@@ -178,24 +211,7 @@ class Block(models.Model):
         return self.replacement_tokens if self.hidden else self.tokens
 
     def to_value(self) -> BlockValue:
-        raw = bytes(self.data) if self.data else b""
-        return BlockValue(
-            seq=self.seq,
-            type=self.type,
-            turn_id=self.turn_id,
-            author=self.author,
-            ts=self.ts,
-            mime=self.mime,
-            text=self.text,
-            data=base64.b64encode(raw).decode() if raw else "",
-            path=self.path,
-            meta=self.meta,
-            hidden=self.hidden,
-            replacement_text=self.replacement_text,
-            hidden_reason=self.hidden_reason,
-            tokens=self.tokens,
-            replacement_tokens=self.replacement_tokens,
-        )
+        return block_value(*(getattr(self, name) for name in VALUE_FIELDS))
 
 
 class CompactionQuerySet(models.QuerySet["Compaction"]):

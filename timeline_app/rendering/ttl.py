@@ -82,10 +82,7 @@ def plan_ttl_pruning(
     if not is_expired(now=now, last_touch=last_touch, settings=settings):
         return TtlDecision("fresh")
 
-    turn_order: list[str] = []
-    for block in blocks:
-        if block.turn_id and block.turn_id not in turn_order:
-            turn_order.append(block.turn_id)
+    turn_order = list(dict.fromkeys(block.turn_id for block in blocks if block.turn_id))
     keep = settings.ttl_keep_recent_turns
     kept = set(turn_order[max(0, len(turn_order) - keep) :]) if keep > 0 else set()
 

@@ -25,8 +25,8 @@ def visible_window(*, timeline: Timeline) -> list[BlockValue]:
     Only the visible window is read: older blocks stay stored and reachable by path.
     """
     compaction = latest_applied_compaction(timeline=timeline)
-    rows = Block.objects.window(timeline=timeline, start=timeline.window_start(compaction)).order_by("seq")
-    window = [row.to_value() for row in rows]
+    start = timeline.window_start(compaction)
+    window = Block.objects.window(timeline=timeline, start=start).order_by("seq").as_values()
     if compaction is not None and compaction.summary_block is not None and timeline.shows_summary(compaction):
         return [compaction.summary_block.to_value(), *window]
     return window

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from timeline_app.errors import NotFound
 from timeline_app.models import Block, Timeline
@@ -16,22 +16,37 @@ from timeline_app.rendering.costs import hidden_tokens
 from timeline_app.rendering.ttl import Hide
 
 MANUAL_REASON = "manual"
-_HIDE_FIELDS = ["hidden", "replacement_text", "hidden_reason", "replacement_tokens"]
+
+
+# Rows per UPDATE: 4 parameters a row stays far below SQLite's and PostgreSQL's parameter limits.
+HIDES_PER_STATEMENT = 500
 
 
 def hides_store(*, timeline: Timeline, hides: Sequence[Hide]) -> None:
-    """Store hides by seq in one statement; blocks hidden meanwhile keep their first hide."""
-    if not hides:
-        return
-    by_seq = {hide.seq: hide for hide in hides}
-    rows = list(Block.objects.filter(timeline=timeline, seq__in=by_seq, hidden=False).only("pk", "seq"))
-    for row in rows:
-        hide = by_seq[row.seq]
-        row.hidden = True
-        row.replacement_text = hide.replacement_text
-        row.hidden_reason = hide.reason
-        row.replacement_tokens = hide.replacement_tokens
-    Block.objects.bulk_update(rows, _HIDE_FIELDS)
+    """Store hides by seq; blocks hidden meanwhile keep their first hide.
+
+    One ``UPDATE … FROM (VALUES …)`` per ``HIDES_PER_STATEMENT`` hides, joined on the
+    ``(timeline, seq)`` unique index: linear in the number of hides (``bulk_update`` builds a
+    ``CASE WHEN`` per row and per column, quadratic in the batch). Both PostgreSQL and SQLite
+    (3.33+) run it; a ``VALUES`` list's columns are ``column1`` … in both.
+    """
+    table = Block._meta.db_table
+    hides = list({hide.seq: hide for hide in hides}.values())
+    with connection.cursor() as cursor:
+        for start in range(0, len(hides), HIDES_PER_STATEMENT):
+            chunk = hides[start : start + HIDES_PER_STATEMENT]
+            rows = ", ".join(
+                ["(CAST(%s AS BIGINT), CAST(%s AS TEXT), CAST(%s AS TEXT), CAST(%s AS INTEGER))"] * len(chunk)
+            )
+            params: list[int | str] = []
+            for hide in chunk:
+                params += [hide.seq, hide.replacement_text, hide.reason, hide.replacement_tokens]
+            cursor.execute(
+                f"UPDATE {table} SET hidden = TRUE, replacement_text = v.column2, hidden_reason = v.column3, "
+                f"replacement_tokens = v.column4 FROM (VALUES {rows}) AS v "
+                f"WHERE {table}.timeline_id = %s AND {table}.seq = v.column1 AND {table}.hidden = FALSE",
+                [*params, timeline.pk],
+            )
 
 
 def blocks_hide(*, timeline: Timeline, path: str, replacement_text: str) -> list[Block]:
