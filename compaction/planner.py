@@ -243,6 +243,9 @@ def build_summary_block(
     }
     if plan.split_turn_id is not None:
         meta["split_turn_id"] = plan.split_turn_id
+        # The split turn's start time, for the "(continued)" header the render shows before the
+        # first retained block (the stored header is compacted).
+        meta["split_turn_ts"] = plan.split_prefix[0].ts if plan.split_prefix else ""
     return {
         "type": SUMMARY,
         "author": "system",

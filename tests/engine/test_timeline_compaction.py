@@ -66,6 +66,23 @@ def test_split_turn_handling(conversation, timeline):
     assert first_retained.seq == summary.meta["first_retained_seq"]
 
 
+def test_render_after_a_split_shows_the_split_turn_header_as_continued(conversation, timeline):
+    small_settings(conversation, keep_recent_tokens=2_500)
+    add_turns(timeline, 2)
+    add_turn(timeline, 3, tool_calls=12, complete=False)
+    assert render(timeline).compaction is not None
+    header = Block.objects.get(type=b.TURN_HEADER, turn_id="turn_3").to_value()
+
+    first = render(timeline, format="text").rendered
+    texts = [part["text"] for part in first.blocks]
+    assert texts[0].startswith("[CONVERSATION SUMMARY] ") and "split_turn=turn_3" in texts[0]
+    assert texts[1] == f"[TURN turn_3] ts={header.ts} (continued)"
+    assert texts.count(texts[1]) == 1
+    # produced at render time: no block stored, and the next render gives the same bytes
+    assert Block.objects.filter(type=b.TURN_HEADER, turn_id="turn_3").count() == 1
+    assert render(timeline, format="text").rendered.blocks == first.blocks
+
+
 def test_no_compaction_under_limit(conversation, timeline):
     add_turns(timeline, 3)
     outcome = render(timeline)
