@@ -176,7 +176,11 @@ def test_seed_002_after_compaction_with_split_turn_tail() -> None:
     # The summary joins C's retained tool round; C's completion, D's tool round and completion,
     # E's tool round: 5 rounds, so the pre-tail point closes round 0 (C's tool result).
     assert rounds[:3] == [0, 0, 0] and max(rounds) + 1 == 5
-    assert cache_point_indices(blocks, settings=SETTINGS) == [2, last_index(blocks, "turn_d"), len(blocks) - 1]
+    assert cache_point_indices(blocks, settings=SETTINGS) == [
+        2,
+        last_index(blocks, "turn_d"),
+        len(blocks) - 1,
+    ]
 
 
 def test_turn_without_header_starts_at_user_prompt() -> None:
@@ -239,7 +243,9 @@ def test_pretail_point_stays_when_the_pending_result_arrives_hidden() -> None:
     before = cache_point_indices(s.blocks, settings=SETTINGS)
     s.add(TOOL_RESULT, "turn_e", author="tool", path="tc:turn_e.tc_e.result", text="{}")
     hidden = [
-        b.hide(replacement_text="[pruned]", reason="ttl", replacement_tokens=1) if b.type == TOOL_RESULT else b
+        b.hide(replacement_text="[pruned]", reason="ttl", replacement_tokens=1)
+        if b.type == TOOL_RESULT
+        else b
         for b in s.blocks
     ]
     # the result joins E's round: pre-tail and previous-turn points do not move, the tail does
@@ -258,7 +264,11 @@ def test_pretail_point_counts_each_tool_call_of_a_turn_as_a_round() -> None:
     blocks = s.blocks
     assert max(assign_rounds(blocks)) + 1 == 7
     pre_tail = next(i for i, b in enumerate(blocks) if b.path == "tc:t2.tc_t2_1.result")  # round 2
-    assert cache_point_indices(blocks, settings=SETTINGS) == [pre_tail, last_index(blocks, "t2"), len(blocks) - 1]
+    assert cache_point_indices(blocks, settings=SETTINGS) == [
+        pre_tail,
+        last_index(blocks, "t2"),
+        len(blocks) - 1,
+    ]
 
 
 def test_summary_carries_a_cache_point_only_where_the_rules_put_one() -> None:

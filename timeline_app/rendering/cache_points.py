@@ -97,7 +97,9 @@ def assign_rounds(blocks: Sequence[Block]) -> list[int]:
         rounds.append(current)
     # A summary belongs to the round that follows it (round 0 when it leads the stream).
     for index in summaries:
-        following = next((rounds[j] for j in range(index + 1, len(blocks)) if blocks[j].type != SUMMARY), None)
+        following = next(
+            (rounds[j] for j in range(index + 1, len(blocks)) if blocks[j].type != SUMMARY), None
+        )
         rounds[index] = following if following is not None else max(rounds[index], 0)
     return rounds
 

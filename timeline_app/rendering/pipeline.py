@@ -167,7 +167,8 @@ def render_window(
     """
     stable = filter_contributions(
         with_continued_header(blocks),
-        exclude=options.exclude_contributions, include_only=options.include_only_contributions
+        exclude=options.exclude_contributions,
+        include_only=options.include_only_contributions,
     )
     tail = tail_texts(options=options, sources=sources, active_plan=active_plan)
     tail_parts = [Part(kind="text", text=t) for t in tail]
