@@ -8,7 +8,15 @@ PURE = [
     *sorted((ROOT / "timeline_app" / "rendering").glob("*.py")),
     *[
         ROOT / "compaction" / f"{name}.py"
-        for name in ("cutpoint", "planner", "digest", "summarizers", "tokens", "strategies")
+        for name in (
+            "cutpoint",
+            "planner",
+            "digest",
+            "summarizers",
+            "summary_sections",
+            "tokens",
+            "strategies",
+        )
         if (ROOT / "compaction" / f"{name}.py").exists()
     ],
 ]

@@ -5,7 +5,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
-PURE = ["compaction.cutpoint", "compaction.planner", "compaction.digest", "compaction.summarizers"]
+PURE = [
+    "compaction.cutpoint",
+    "compaction.planner",
+    "compaction.digest",
+    "compaction.summarizers",
+    "compaction.summary_sections",
+]
 
 
 def test_pure_modules_import_no_django_and_no_anthropic() -> None:
