@@ -117,6 +117,9 @@ def test_window_starting_mid_turn_renders_a_continued_header_before_its_first_bl
     assert texts[0].startswith("[CONVERSATION SUMMARY] covered_turns=a,b,c split_turn=c")
     assert texts[1] == f"[TURN c] ts={header.ts} (continued)"
     assert texts[2].startswith("[react.tool.call] (JSON)\n[path: " + window[1].path)
+    # the continued header starts the current turn: the summary before it is the previous-turn point
+    rendered = render_window(window, settings=SETTINGS, options=RenderOptions(format="text"))
+    assert rendered.cache_points == [0, len(rendered.blocks) - 1]
     # produced at render time: nothing is added to the window, and the same window gives the same bytes
     assert [b.type for b in window].count(TURN_HEADER) == 0
     assert _texts(window) == texts
