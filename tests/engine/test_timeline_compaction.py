@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from compaction.services import compaction_run
-from timeline_app import selectors
+from timeline_app import selectors, services
 from timeline_app.models import Block, Compaction
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.pipeline import RenderOptions
@@ -168,6 +168,29 @@ def test_cache_points_after_render(conversation, timeline):
         i for i, p in enumerate(rendered.blocks) if p.get("text", "").startswith("[TURN turn_9]")
     )
     assert header_index - 1 in rendered.cache_points, "previous-turn point just before the current turn"
+
+
+@pytest.mark.parametrize("turn_e", ["finished", "waiting for a tool result"])
+def test_seed_002_diagram_pretail_point_is_end_of_turn_a(conversation, timeline, turn_e):
+    for number in range(1, 5):  # turns A..D: one round each
+        add_turn(timeline, number, tool_calls=0)
+    if turn_e == "finished":
+        add_turn(timeline, 5, tool_calls=0)
+    else:
+        services.turn_start(timeline=timeline, turn_id="turn_5", prompt="Question 5.")
+        pending = services.tool_call_blocks(
+            turn_id="turn_5", tool_call_id="tc_5x0", tool_id="web", params={}, result={}, note="looking"
+        )
+        services.blocks_append(timeline=timeline, blocks=[x for x in pending if x.type != b.TOOL_RESULT])
+    last_seq = {
+        turn: Block.objects.filter(turn_id=turn).order_by("-seq").values_list("seq", flat=True)[0]
+        for turn in ("turn_1", "turn_4", "turn_5")
+    }
+
+    outcome = render(timeline)
+
+    assert outcome.compaction is None
+    assert outcome.rendered.marked_seqs == [last_seq["turn_1"], last_seq["turn_4"], last_seq["turn_5"]]
 
 
 def test_compaction_is_rejected_when_it_would_not_reduce_tokens(conversation, timeline, monkeypatch):
