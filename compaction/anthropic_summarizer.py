@@ -15,33 +15,35 @@ from typing import Any
 import anthropic
 
 from compaction.summarizers import Purpose, SummarizerError, transcript
+from compaction.summary_sections import IDENTIFIERS, SUMMARY_TITLE, section_list_text
 from timeline_app.rendering.blocks import Block
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
 
-SYSTEM_PROMPT = """\
+SYSTEM_PROMPT = f"""\
 You maintain a running summary of an LLM agent's conversation so that the agent can continue the \
 work after older messages are removed from its context. Summarize progressively: when a previous \
 summary is given, merge it with the new transcript into one updated summary — keep everything from \
 it that still matters, update what changed, never drop the original goals.
 
-Write concise markdown with these sections:
-## Goals / requests — what the user asked for, in their words where it matters
-## Constraints — requirements, preferences and limits stated so far
-## Progress — what has been done
-## Decisions — choices made and why
-## Next steps — what remains to do
-## Critical context — facts, numbers, names and errors the agent must not lose
+Write concise markdown: the title `{SUMMARY_TITLE}`, then these sections, in this order, with \
+exactly these headings (leave out a section that would be empty):
+{section_list_text()}
 
-Copy every file path, block path (like ar:…, fi:…, tc:…, su:…, so:…) and tool call id (tc_…) you \
-mention exactly as written; do not invent paths. Do not address the user; output only the summary."""
+Under `{IDENTIFIERS.heading}` list, one per line and copied verbatim, every identifier the agent \
+may need again: invoice and order numbers, ticket ids, transaction ids, error codes, file paths and \
+URLs, the most referenced and most recent first. Copy every file path, block path (like ar:…, fi:…, \
+tc:…, su:…, so:…) and tool call id (tc_…) you mention exactly as written; do not invent paths. Do \
+not address the user; output only the summary."""
 
 SPLIT_TURN_INSTRUCTION = (
     "The transcript is the beginning of a turn that is still in progress (its later part stays "
     "in context). Summarize only what the agent needs to continue this turn: the request, the "
-    "steps taken so far, their results and the paths and tool call ids involved."
+    "steps taken so far, their results and the paths and tool call ids involved. This summary goes "
+    "under a heading of its own: write no title, and write the section headings with ### instead "
+    "of ##."
 )
 HISTORY_INSTRUCTION = "Summarize the transcript of the conversation so far."
 PROMPT_TOO_LONG = "prompt is too long"

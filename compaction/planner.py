@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from compaction.cutpoint import WindowIndex
+from compaction.summary_sections import SPLIT_TURN_HEADING, split_turn_body
 from timeline_app.rendering.blocks import SUMMARY, Block, summary_path
 from timeline_app.rendering.settings import RenderSettings
 
-SPLIT_TURN_HEADING = "## Turn Context (split turn)"
 SUMMARY_MIME = "text/markdown"
 
 
@@ -229,11 +229,12 @@ def build_summary_block(
 
     ``turn_id`` names the summary (its path is ``su:<turn_id>.conv.range.summary``); the shell
     usually passes the current turn. The split-turn prefix summary follows under
-    "Turn Context (split turn)".
+    "Turn Context (split turn)", its own title or turn-context heading left out and its sections
+    one level down, so the heading appears once whichever summarizer wrote it.
     """
     text = summary_text.rstrip()
     if plan.is_split:
-        text = f"{text}\n\n{SPLIT_TURN_HEADING}\n{(split_text or '').strip()}"
+        text = f"{text}\n\n{SPLIT_TURN_HEADING}\n{split_turn_body(split_text or '')}"
     compacted = plan.compacted
     meta: dict[str, Any] = {
         "compaction_digest": digest,
@@ -243,6 +244,9 @@ def build_summary_block(
     }
     if plan.split_turn_id is not None:
         meta["split_turn_id"] = plan.split_turn_id
+        # The split turn's start time, for the "(continued)" header the render shows before the
+        # first retained block (the stored header is compacted).
+        meta["split_turn_ts"] = plan.split_prefix[0].ts if plan.split_prefix else ""
     return {
         "type": SUMMARY,
         "author": "system",

@@ -11,7 +11,8 @@ Strategies (the stored config is ``Timeline.compaction_strategy``):
   seeds' compaction (cut point, ``conv.range.summary``) shortens what the model sees at render.
 * ``{"name": "truncate_oldest", "max_messages": N}``: the newest messages, at most ``N``.
 * ``{"name": "sliding_window", "window_size": N, "keep_system": true}``: the newest ``N``
-  messages, plus (``keep_system``) every older system message.
+  messages; with ``keep_system`` the ``N`` counts the system messages, all kept: every system
+  message plus the newest ``N − #system`` others (a1's ``SlidingWindowCompact``).
 * ``{"name": "<custom>", **params}``: a callable registered under that name by the shell.
 
 Tool groups are never separated: an assistant message with ``tool_calls`` and the tool messages
@@ -169,15 +170,25 @@ def widen_to_units(messages: Sequence[Message], kept: Iterable[int]) -> list[int
     return out
 
 
-def _suffix_start(messages: Sequence[Message], budget: int) -> int:
-    """The earliest unit start from which at most ``budget`` messages remain; the newest unit's
-    start when even that unit is longer than the budget (a tool group is never split)."""
+def _suffix_start(
+    messages: Sequence[Message], budget: int, *, counted: Callable[[Message], bool] | None = None
+) -> int:
+    """The earliest unit start from which at most ``budget`` counted messages remain (every message
+    counts unless ``counted`` says otherwise); the newest unit's start when even that unit holds
+    more (a tool group is never split)."""
     n = len(messages)
-    if n <= budget:
+    remaining = [0] * (n + 1)  # counted messages from i to the end
+    for i in range(n - 1, -1, -1):
+        remaining[i] = remaining[i + 1] + (1 if counted is None or counted(messages[i]) else 0)
+    if remaining[0] <= budget:
         return 0
     starts = [i for i, s in enumerate(unit_starts(messages)) if s]
-    fitting = [i for i in starts if n - i <= budget]
+    fitting = [i for i in starts if remaining[i] <= budget]
     return fitting[0] if fitting else starts[-1]
+
+
+def _is_system(message: Message) -> bool:
+    return message.get("role") == "system"
 
 
 # --------------------------------------------------------------------------------------------
@@ -196,14 +207,18 @@ def truncate_oldest(messages: Sequence[Message], *, max_messages: int) -> list[i
 
 
 def sliding_window(messages: Sequence[Message], *, window_size: int, keep_system: bool = True) -> list[int]:
-    """The newest ``window_size`` messages (tool groups whole) and, with ``keep_system``, every
-    system message before the window."""
-    start = _suffix_start(messages, window_size)
-    kept = list(range(start, len(messages)))
-    if keep_system:
-        pinned = [i for i in range(start) if messages[i].get("role") == "system"]
-        kept = widen_to_units(messages, [*pinned, *kept])
-    return kept
+    """The newest ``window_size`` messages (tool groups whole).
+
+    With ``keep_system`` (a1's ``SlidingWindowCompact``) the window counts the system messages it
+    keeps: every system message, plus the newest ``window_size − #system`` other messages. When the
+    system messages alone fill the window, the newest unit is kept anyway (as any view keeps it).
+    """
+    if not keep_system:
+        return truncate_oldest(messages, max_messages=window_size)
+    system = [i for i, m in enumerate(messages) if _is_system(m)]
+    budget = window_size - len(system)
+    start = _suffix_start(messages, budget, counted=lambda m: not _is_system(m))
+    return widen_to_units(messages, [*system, *range(start, len(messages))])
 
 
 def _custom_result(messages: Sequence[Message], result: Iterable[Any]) -> list[int]:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from compaction import summary_sections as sections
 from timeline_app.rendering.blocks import (
     ASSISTANT_COMPLETION,
     TOOL_RESULT,
@@ -105,15 +106,20 @@ def transcript(blocks: Sequence[Block], *, per_block_chars: int = 2000) -> str:
 # --------------------------------------------------------------------------------------------
 # Extractive summarizer
 
-GOALS = "## Goals / requests"
-DECISIONS = "## Decisions"
-ERRORS = "## Errors"
-PATHS = "## Paths and tool calls"
-EARLIER = "## Earlier context"
-SECTIONS = (EARLIER, GOALS, DECISIONS, ERRORS, PATHS)
-# Dropped first → dropped last when over budget (oldest line first within a section).
-_DROP_ORDER = (DECISIONS, EARLIER, PATHS, ERRORS, GOALS)
-_KNOWN_HEADINGS = {h.lower(): h for h in (GOALS, DECISIONS, ERRORS, PATHS, EARLIER)}
+# When over budget, lines are dropped in this order (oldest line first within a section): paths
+# (the digest keeps every one, and search finds them), decisions, errors, the older requests, then
+# the sections an LLM summary carries (critical context, progress, next steps, constraints), then
+# the key identifiers (the lowest-ranked first), then the latest requests and, last of all, the
+# very first request: the conversation's original goal.
+_RECENT_REQUESTS = 3
+_EARLY_DROPS = (sections.PATHS, sections.DECISIONS, sections.ERRORS)
+_LATE_DROPS = (sections.CRITICAL, sections.PROGRESS, sections.NEXT_STEPS, sections.CONSTRAINTS)
+
+
+def _protected_requests(count: int) -> range:
+    """Indices of the requests dropped after the identifiers: the latest few (the first is apart)."""
+    return range(max(1, count - _RECENT_REQUESTS), count)
+
 
 _LINE_CHARS = 600  # one extracted line at most
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
@@ -137,35 +143,37 @@ def _estimate_tokens(line: str) -> int:
     return len(line) // 4 + 1
 
 
-def _parse_previous(previous: str) -> dict[str, list[str]]:
-    """Lines of a previous summary by section; unknown sections become earlier context."""
-    out: dict[str, list[str]] = {s: [] for s in SECTIONS}
-    current = EARLIER
-    for raw in previous.splitlines():
-        line = raw.rstrip()
-        if not line.strip():
-            continue
-        if line.startswith("## "):
-            known = _KNOWN_HEADINGS.get(line.strip().lower())
-            if known is not None:
-                current = known
-                continue
-            current = EARLIER
-            out[EARLIER].append("### " + line[3:].strip())
-            continue
-        if line.startswith("# "):  # a top-level title
-            continue
-        out[current].append(line)
-    return out
+def _visible_text(block: Block) -> str:
+    return block.replacement_text if block.hidden else block.text
+
+
+def identifier_lines(blocks: Sequence[Block], previous: Sequence[str] = ()) -> list[str]:
+    """The "Key identifiers" lines: every identifier of the previous lines and of the blocks' texts
+    (hidden ones: their replacement text), best ranked first (see
+    :func:`compaction.summary_sections.rank_identifiers`; the previous summary counts as the oldest
+    text). A previous line is kept verbatim, at the rank of its best identifier."""
+    ranked = sections.rank_identifiers(["\n".join(previous), *(_visible_text(b) for b in blocks)])
+    line_of: dict[str, str] = {}
+    for line in previous:
+        for token in sections.identifiers_in(line):
+            line_of.setdefault(token, line)
+    out: dict[str, None] = {}
+    for token in ranked:
+        out.setdefault(line_of.get(token, f"- {token}"), None)
+    for line in previous:  # lines without a recognisable identifier keep their place at the end
+        out.setdefault(line, None)
+    return list(out)
 
 
 @dataclass(frozen=True)
 class ExtractiveSummarizer:
-    """Deterministic extractive summary: the previous summary's lines first (per section), user
-    requests verbatim (whitespace collapsed, at most 600 characters each), decisions (first
-    sentence of each assistant completion), errors, and every path and tool call id — within
-    ``max_tokens``, dropping the least important lines first (decisions, earlier context, paths,
-    errors, then requests; oldest first, the very first request last) and truncating last.
+    """Deterministic extractive summary in the sections of :mod:`compaction.summary_sections`:
+    the previous summary's lines first (per section, whichever summarizer wrote it), user requests
+    verbatim (whitespace collapsed, at most 600 characters each), decisions (first sentence of each
+    assistant completion), errors, the key identifiers of every compacted text, and every path and
+    tool call id — within ``max_tokens``, dropping the least important lines first (see
+    ``_drop_sequence``) and truncating last. A split turn's prefix summary has no title and ``###``
+    headings: it goes under the history's "Turn Context (split turn)" heading.
 
     Cost is linear in the number of blocks with small constants: lines are bounded, token counts
     are estimated per line and only the final text (≈ max_tokens) is tokenized.
@@ -182,26 +190,27 @@ class ExtractiveSummarizer:
         max_tokens: int,
         purpose: Purpose = "history",
     ) -> str:
-        sections = _parse_previous(previous_summary) if previous_summary else {s: [] for s in SECTIONS}
-        seen: dict[str, set[str]] = {s: set(lines) for s, lines in sections.items()}
+        lines = sections.parse_sections(previous_summary or "")
+        previous_identifiers = lines[sections.IDENTIFIERS.key]
+        seen: dict[str, set[str]] = {key: set(kept) for key, kept in lines.items()}
 
-        def add(section: str, line: str) -> None:
-            if line not in seen[section]:
-                seen[section].add(line)
-                sections[section].append(line)
+        def add(section: sections.Section, line: str) -> None:
+            if line not in seen[section.key]:
+                seen[section.key].add(line)
+                lines[section.key].append(line)
 
         for b in blocks:
             label = f"[{b.turn_id}] " if b.turn_id else ""
-            text = b.replacement_text if b.hidden else b.text
+            text = _visible_text(b)
             if b.type == USER_PROMPT or b.author == "user":
                 if text.strip():
-                    add(GOALS, f"- {label}{_one_line(text, _LINE_CHARS)}")
+                    add(sections.GOALS, f"- {label}{_one_line(text, _LINE_CHARS)}")
             elif b.type == ASSISTANT_COMPLETION and text.strip():
-                add(DECISIONS, f"- {label}{_first_sentence(text)}")
+                add(sections.DECISIONS, f"- {label}{_first_sentence(text)}")
             if _is_error(b):
                 where = b.path or b.type
                 detail = _one_line(text, 200) if text.strip() else "error"
-                add(ERRORS, f"- `{where}`: {detail}")
+                add(sections.ERRORS, f"- `{where}`: {detail}")
             tc = b.tool_call_id
             if b.path:
                 extra: list[str] = []
@@ -212,54 +221,65 @@ class ExtractiveSummarizer:
                     extra.append(f"tool {tool_id}")
                 if b.hidden:
                     extra.append("hidden")
-                add(PATHS, f"- `{b.path}`" + (f" ({', '.join(extra)})" if extra else ""))
+                add(sections.PATHS, f"- `{b.path}`" + (f" ({', '.join(extra)})" if extra else ""))
             elif tc:
-                add(PATHS, f"- tool_call_id `{tc}` ({b.type})")
+                add(sections.PATHS, f"- tool_call_id `{tc}` ({b.type})")
+        # An identifier that a request kept longer than the identifiers quotes is there already.
+        goals = lines[sections.GOALS.key]
+        protected = [goals[i] for i in (0, *_protected_requests(len(goals))) if i < len(goals)]
+        quoted = {f"- {token}" for token in sections.identifiers_in("\n".join(protected))}
+        lines[sections.IDENTIFIERS.key] = [
+            line
+            for line in identifier_lines(blocks, previous_identifiers)
+            if line in previous_identifiers or line not in quoted
+        ]
 
-        title = "# Turn context (split turn)" if purpose == "split_turn" else "# Conversation summary"
-        return _fit(title, sections, max_tokens)
-
-
-def _render(title: str, sections: dict[str, list[str]], kept: dict[str, list[bool]]) -> str:
-    out = [title]
-    for s in SECTIONS:
-        lines = [line for line, keep in zip(sections[s], kept[s], strict=True) if keep]
-        if lines:
-            out.append("")
-            out.append(s)
-            out.extend(lines)
-    if len(out) == 1:
-        out.extend(["", "(nothing to summarize)"])
-    return "\n".join(out)
+        if purpose == "split_turn":
+            return _fit("", lines, max_tokens, level=3)
+        return _fit(sections.SUMMARY_TITLE, lines, max_tokens)
 
 
-def _drop_sequence(sections: dict[str, list[str]]) -> list[tuple[str, int]]:
-    """Lines in the order they are dropped: by section (``_DROP_ORDER``), oldest line first —
-    except the very first request, the conversation's original goal, which goes last of all."""
-    order: list[tuple[str, int]] = []
-    for s in _DROP_ORDER:
-        n = len(sections[s])
-        order.extend((s, i) for i in range(1 if s == GOALS else 0, n))
-    if sections[GOALS]:
-        order.append((GOALS, 0))
+def _drop_sequence(lines: dict[str, list[str]]) -> list[tuple[str, int]]:
+    """Lines in the order they are dropped (see ``_RECENT_REQUESTS`` and the drop tuples)."""
+
+    def oldest_first(section: sections.Section) -> list[tuple[str, int]]:
+        return [(section.key, i) for i in range(len(lines[section.key]))]
+
+    goals = sections.GOALS.key
+    recent = _protected_requests(len(lines[goals]))
+    order = [pair for section in _EARLY_DROPS for pair in oldest_first(section)]
+    order.extend((goals, i) for i in range(1, recent.start))
+    order.extend(pair for section in _LATE_DROPS for pair in oldest_first(section))
+    identifiers = sections.IDENTIFIERS.key
+    order.extend((identifiers, i) for i in range(len(lines[identifiers]) - 1, -1, -1))
+    order.extend((goals, i) for i in recent)
+    if lines[goals]:
+        order.append((goals, 0))
     return order
 
 
-def _fit(title: str, sections: dict[str, list[str]], max_tokens: int) -> str:
+def _fit(title: str, lines: dict[str, list[str]], max_tokens: int, *, level: int = 2) -> str:
     """Drop lines (least important first) until the rendered text fits ``max_tokens``."""
-    kept = {s: [True] * len(lines) for s, lines in sections.items()}
-    costs = {s: [_estimate_tokens(line) + 1 for line in lines] for s, lines in sections.items()}
+    kept = {key: [True] * len(section) for key, section in lines.items()}
+    costs = {key: [_estimate_tokens(line) + 1 for line in section] for key, section in lines.items()}
     estimate = _estimate_tokens(title) + sum(sum(c) + 4 for c in costs.values() if c)
-    order = _drop_sequence(sections)
+    order = _drop_sequence(lines)
+
+    def render() -> str:
+        chosen = {
+            key: [line for line, keep in zip(lines[key], kept[key], strict=True) if keep] for key in lines
+        }
+        return sections.render_sections(title, chosen, level=level)
+
     pos = 0
     budget = float(max_tokens)
     for _attempt in range(8):
         while pos < len(order) and estimate > budget:
-            s, i = order[pos]
-            kept[s][i] = False
-            estimate -= costs[s][i]
+            key, i = order[pos]
+            kept[key][i] = False
+            estimate -= costs[key][i]
             pos += 1
-        text = _render(title, sections, kept)
+        text = render()
         actual = count_text_tokens(text)
         if actual <= max_tokens:
             return text
@@ -267,7 +287,7 @@ def _fit(title: str, sections: dict[str, list[str]], max_tokens: int) -> str:
             break
         # The estimate was optimistic for this text (dense paths and ids): tighten the budget.
         budget = min(budget, estimate) * max_tokens / actual * 0.95
-    return truncate_to_tokens(_render(title, sections, kept), max_tokens)
+    return truncate_to_tokens(render(), max_tokens)
 
 
 def truncate_to_tokens(text: str, max_tokens: int) -> str:

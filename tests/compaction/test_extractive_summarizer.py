@@ -69,12 +69,13 @@ def test_progressive_keeps_previous_lines_first() -> None:
     assert second.count("## Goals / requests") == 1
 
 
-def test_foreign_previous_summary_sections_become_earlier_context() -> None:
-    previous = "## Progress\n- built the parser\n## Goals / requests\n- ship it"
+def test_previous_sections_stay_in_place_and_foreign_ones_become_critical_context() -> None:
+    previous = "## Progress\n- built the parser\n## Budget\n- 300 EUR\n## Goals / requests\n- ship it"
     text = summarize(history()[:3], previous=previous)
-    assert text.index("## Earlier context") < text.index("## Goals / requests")
-    assert "### Progress\n- built the parser" in text
     assert "## Goals / requests\n- ship it\n- [t1] please do t1" in text
+    assert "## Progress\n- built the parser" in text
+    assert "## Critical context\n### Budget\n- 300 EUR" in text
+    assert text.index("## Goals / requests") < text.index("## Progress") < text.index("## Critical context")
 
 
 def test_stays_within_max_tokens_dropping_least_important_first() -> None:

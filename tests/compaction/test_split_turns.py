@@ -5,7 +5,8 @@ from __future__ import annotations
 from compaction.digest import build_digest
 from compaction.planner import build_summary_block, plan_at_cut, plan_compaction
 from tests.compaction.factories import Stream
-from timeline_app.rendering.blocks import TOOL_CALL, TURN_HEADER
+from timeline_app.rendering.blocks import TOOL_CALL, TOOL_RESULT, TURN_HEADER, USER_PROMPT, Block
+from timeline_app.rendering.pipeline import RenderOptions, render_window
 from timeline_app.rendering.settings import RenderSettings
 
 SETTINGS = RenderSettings(
@@ -79,3 +80,61 @@ def test_cut_at_the_first_block_of_a_new_turn_without_a_turn_start_is_not_a_spli
     assert plan.split_turn_id is None
     assert plan.split_prefix == ()
     assert plan.covered_turn_ids == ("a",)
+
+
+def _compacted_window(s: Stream, cut: int | None = None) -> list[Block]:
+    """The visible window after the planned compaction: the stored summary, then the retained blocks."""
+    if cut is None:
+        plan = plan_compaction(s.blocks, system_tokens=0, settings=SETTINGS)
+    else:
+        plan = plan_at_cut(s.blocks, cut, system_tokens=0, settings=SETTINGS)
+    assert plan is not None
+    fields = build_summary_block(
+        plan, summary_text="history", split_text="prefix", digest=build_digest(plan.compacted), turn_id="c"
+    )
+    summary = Block(seq=len(s.blocks) + 1, **fields, tokens=30)
+    return [summary, *plan.retained]
+
+
+def _texts(window: list[Block]) -> list[str]:
+    rendered = render_window(window, settings=SETTINGS, options=RenderOptions(format="text"))
+    return [part["text"] for part in rendered.blocks]
+
+
+def test_window_starting_mid_turn_renders_a_continued_header_before_its_first_block() -> None:
+    s = Stream()
+    s.turn("a")
+    s.turn("b")
+    header = s.add(TURN_HEADER, tokens=2, turn_id="c", author="system", ts="2026-02-09T10:00:00Z")
+    s.add(USER_PROMPT, tokens=10, turn_id="c", author="user", text="please do c")
+    for i in range(12):
+        s.add(TOOL_CALL, tokens=5, turn_id="c", author="assistant", path=f"tc:c.tc_{i}.call")
+        s.add(TOOL_RESULT, tokens=80, turn_id="c", author="tool", path=f"tc:c.tc_{i}.result", text="{}")
+    window = _compacted_window(s)
+    assert window[0].meta["split_turn_id"] == "c" and window[1].type == TOOL_CALL
+
+    texts = _texts(window)
+    assert texts[0].startswith("[CONVERSATION SUMMARY] covered_turns=a,b,c split_turn=c")
+    assert texts[1] == f"[TURN c] ts={header.ts} (continued)"
+    assert texts[2].startswith("[react.tool.call] (JSON)\n[path: " + window[1].path)
+    # the continued header starts the current turn: the summary before it is the previous-turn point
+    rendered = render_window(window, settings=SETTINGS, options=RenderOptions(format="text"))
+    assert rendered.cache_points == [0, len(rendered.blocks) - 1]
+    # produced at render time: nothing is added to the window, and the same window gives the same bytes
+    assert [b.type for b in window].count(TURN_HEADER) == 0
+    assert _texts(window) == texts
+    # the first retained block hidden (TTL) changes nothing about the header
+    hidden = [window[0], window[1].hide(replacement_text="[pruned]", reason="ttl", replacement_tokens=2)]
+    assert _texts([*hidden, *window[2:]])[1] == texts[1]
+
+
+def test_window_starting_at_a_turn_header_gets_no_continued_header() -> None:
+    s = Stream()
+    for turn in ("a", "b", "c"):
+        s.turn(turn, calls=2)
+    d = s.turn("d", calls=2)
+    window = _compacted_window(s, cut=s.blocks.index(d[0]))
+    assert "split_turn_id" not in window[0].meta and window[1].type == TURN_HEADER
+    texts = _texts(window)
+    assert sum("[TURN " in t for t in texts) == sum(b.type == TURN_HEADER for b in window)
+    assert "(continued)" not in "".join(texts)

@@ -92,8 +92,27 @@ def test_the_newest_group_stays_whole_even_over_the_budget():
 
 def test_sliding_window_keeps_older_system_messages_when_asked():
     messages = [system("rules"), user("1"), user("2"), system("more rules"), user("3"), user("4")]
-    assert s.sliding_window(messages, window_size=2, keep_system=True) == [0, 3, 4, 5]
+    assert s.sliding_window(messages, window_size=4, keep_system=True) == [0, 3, 4, 5]
     assert s.sliding_window(messages, window_size=2, keep_system=False) == [4, 5]
+
+
+def test_sliding_window_size_counts_the_kept_system_messages():
+    messages = [system("rules"), *(user(str(k)) for k in range(1, 7))]
+    # a1's SlidingWindowCompact: the system messages plus the last N - #system others
+    assert s.sliding_window(messages, window_size=4, keep_system=True) == [0, 4, 5, 6]
+    interleaved = [system("rules"), user("1"), user("2"), system("more rules"), user("3"), user("4")]
+    assert s.sliding_window(interleaved, window_size=3, keep_system=True) == [0, 3, 5]
+    assert s.sliding_window(messages, window_size=7, keep_system=True) == list(range(7))
+
+
+def test_sliding_window_with_system_messages_never_splits_a_tool_group():
+    messages = [system("rules"), user("q"), calls("a", "b"), result("a"), result("b"), user("next")]
+    # 3 others fit: the group [2..4] would be split, so the view starts after it (fewer than N)
+    assert s.sliding_window(messages, window_size=4, keep_system=True) == [0, 5]
+    assert s.sliding_window(messages, window_size=5, keep_system=True) == [0, 2, 3, 4, 5]
+    # the system messages alone fill the window: the newest group is kept whole anyway
+    tail_group = [system("a"), system("b"), user("q"), calls("c"), result("c")]
+    assert s.sliding_window(tail_group, window_size=2, keep_system=True) == [0, 1, 3, 4]
 
 
 def test_an_orphan_tool_result_sticks_to_the_message_before_it():
@@ -211,7 +230,8 @@ def test_sliding_window_keeps_the_system_prompt_in_view(owner, conversation):
     owner.post(messages_url("calc"), {"messages": messages})
     set_strategy(owner, "calc", {"name": "sliding_window", "window_size": 10, "keep_system": True})
     view = without_added(listed(owner, "calc"))
-    assert view == [messages[0], *messages[-10:]]
+    # the window of 10 counts the system prompt: it and the last 9 others
+    assert view == [messages[0], *messages[-9:]]
 
 
 @pytest.mark.django_db

@@ -7,7 +7,9 @@ import pytest
 from timeline_app import selectors
 from timeline_app.models import Block, Compaction
 from timeline_app.rendering import blocks as b
+from timeline_app.rendering.contributions import tool_call_blocks
 from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.services.blocks import blocks_append, turn_start
 from timeline_app.services.compaction import compaction_run
 from timeline_app.services.hiding import blocks_hide
 from timeline_app.services.render import timeline_render, timeline_settings
@@ -64,6 +66,23 @@ def test_split_turn_handling(conversation, timeline):
     first_retained = window[1]
     assert first_retained.turn_id == "turn_3" and first_retained.type != b.TOOL_RESULT
     assert first_retained.seq == summary.meta["first_retained_seq"]
+
+
+def test_render_after_a_split_shows_the_split_turn_header_as_continued(conversation, timeline):
+    small_settings(conversation, keep_recent_tokens=2_500)
+    add_turns(timeline, 2)
+    add_turn(timeline, 3, tool_calls=12, complete=False)
+    assert render(timeline).compaction is not None
+    header = Block.objects.get(type=b.TURN_HEADER, turn_id="turn_3").to_value()
+
+    first = render(timeline, format="text").rendered
+    texts = [part["text"] for part in first.blocks]
+    assert texts[0].startswith("[CONVERSATION SUMMARY] ") and "split_turn=turn_3" in texts[0]
+    assert texts[1] == f"[TURN turn_3] ts={header.ts} (continued)"
+    assert texts.count(texts[1]) == 1
+    # produced at render time: no block stored, and the next render gives the same bytes
+    assert Block.objects.filter(type=b.TURN_HEADER, turn_id="turn_3").count() == 1
+    assert render(timeline, format="text").rendered.blocks == first.blocks
 
 
 def test_no_compaction_under_limit(conversation, timeline):
@@ -151,6 +170,29 @@ def test_cache_points_after_render(conversation, timeline):
         i for i, p in enumerate(rendered.blocks) if p.get("text", "").startswith("[TURN turn_9]")
     )
     assert header_index - 1 in rendered.cache_points, "previous-turn point just before the current turn"
+
+
+@pytest.mark.parametrize("turn_e", ["finished", "waiting for a tool result"])
+def test_seed_002_diagram_pretail_point_is_end_of_turn_a(conversation, timeline, turn_e):
+    for number in range(1, 5):  # turns A..D: one round each
+        add_turn(timeline, number, tool_calls=0)
+    if turn_e == "finished":
+        add_turn(timeline, 5, tool_calls=0)
+    else:
+        turn_start(timeline=timeline, turn_id="turn_5", prompt="Question 5.")
+        pending = tool_call_blocks(
+            turn_id="turn_5", tool_call_id="tc_5x0", tool_id="web", params={}, result={}, note="looking"
+        )
+        blocks_append(timeline=timeline, blocks=[x for x in pending if x.type != b.TOOL_RESULT])
+    last_seq = {
+        turn: Block.objects.filter(turn_id=turn).order_by("-seq").values_list("seq", flat=True)[0]
+        for turn in ("turn_1", "turn_4", "turn_5")
+    }
+
+    outcome = render(timeline)
+
+    assert outcome.compaction is None
+    assert outcome.rendered.marked_seqs == [last_seq["turn_1"], last_seq["turn_4"], last_seq["turn_5"]]
 
 
 def test_compaction_is_rejected_when_it_would_not_reduce_tokens(conversation, timeline, monkeypatch):

@@ -16,7 +16,7 @@ PLAN_BLOCK = Block(seq=99, type=PLAN, turn_id="t1", path="ar:t1.react.plan", tex
 
 def _stream() -> Stream:
     s = Stream()
-    s.turn("t0", calls=1)
+    s.turn("t0", calls=3)
     s.header("t1")
     s.prompt("t1")
     s.attachment("t1", "photo.png", "image/png", PNG_B64)
@@ -51,8 +51,9 @@ def test_anthropic_parts_binary_and_markers() -> None:
     marked = [i for i, p in enumerate(rendered.blocks) if "cache_control" in p]
     assert marked == rendered.cache_points
     assert all(rendered.blocks[i]["cache_control"] == {"type": "ephemeral"} for i in marked)
-    # 5 rounds: pre-tail on t0's prompt (round 0), previous-turn on t0's completion, tail
-    assert rendered.marked_seqs == [s.blocks[1].seq, s.blocks[5].seq, s.blocks[-1].seq]
+    # 5 rounds (t0: three tool rounds, the first holding its header and prompt, and its
+    # completion; t1: one): pre-tail on t0's first tool result, previous-turn on t0's completion
+    assert rendered.marked_seqs == [s.blocks[4].seq, s.blocks[11].seq, s.blocks[-1].seq]
     # tail: sources then announce, never cached
     assert rendered.blocks[-2]["text"].startswith("[SOURCES POOL]")
     assert rendered.blocks[-1]["text"].startswith("[ANNOUNCE]")
@@ -81,7 +82,7 @@ def test_text_format_replaces_binary_with_placeholders_and_marks_debug() -> None
     assert "=>[4]" not in debug
     assert debug.index("=>[1]") < debug.index("=>[2]") < debug.index("[TURN t1]")
     assert debug.index("[TURN t1]") < debug.index("=>[3]") < debug.index("[SOURCES POOL]")
-    assert "\nhello\n=>[1]\n\n" in debug  # the marker line follows the cached part
+    assert '{"result": ["a", "b"]}\n=>[1]\n\n' in debug  # the marker line follows the cached part
     assert "[ACTIVE PLAN]\n[path: ar:t1.react.plan]\n1. search" in debug
 
 

@@ -263,7 +263,12 @@ class BlocksReadMixin:
     @extend_schema(
         parameters=[
             CONTEXT_PARAM,
-            OpenApiParameter("path", str, required=True, description="block path, or so:sources_pool[a-b]"),
+            OpenApiParameter(
+                "path",
+                str,
+                required=True,
+                description="block path, or a sources selector: so:sources_pool[3,5-6]",
+            ),
             OpenApiParameter("include_hidden", bool, description="1 to include hidden blocks (default 0)"),
         ],
         responses={200: s.BlocksReadOut, **ERROR_RESPONSES},

@@ -14,6 +14,7 @@ from timeline_app.benchmarks.common import (
     scratch_timeline,
     synthetic_turn,
 )
+from timeline_app.benchmarks.identifiers import identifier_share
 from timeline_app.models import Block as BlockRow
 from timeline_app.rendering.blocks import Block
 from timeline_app.rendering.pipeline import RenderOptions
@@ -66,6 +67,12 @@ def run(write: Callable[[str], None]) -> None:
         warmup=1,
     )
     write(f"  extractive summary of {tokens / 1e6:.1f}M tokens of history: {summary_s * 1000:8.1f} ms")
+    kept = identifier_share()
+    write(
+        f"  identifiers visible in the render after an extractive compaction: {len(kept.visible)}/"
+        f"{len(kept.planted)} ({kept.share:.0%}; goal: at least 95%), summary {kept.summary_tokens}/"
+        f"{kept.summary_max_tokens} tokens"
+    )
 
     with scratch_tenant() as tenant:
         timeline = scratch_timeline(tenant)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -110,6 +112,83 @@ def summary_path(turn_id: str) -> str:
 
 def sources_pool_path(first: int, last: int) -> str:
     return f"so:sources_pool[{first}-{last}]" if first != last else f"so:sources_pool[{first}]"
+
+
+SOURCES_SELECTOR_PREFIX = "so:sources_pool"
+SOURCES_SELECTOR_MAX_TERMS = 100
+SID_MAX = 2**31 - 1
+_SELECTOR = re.compile(r"^so:sources_pool\[([^\[\]]*)\]$")
+_SELECTOR_TERM = re.compile(r"^\s*(\d{1,10})\s*(?:-\s*(\d{1,10})\s*)?$")
+
+
+class SelectorError(ValueError):
+    """A malformed ``so:sources_pool[…]`` selector; ``details`` names the problem."""
+
+    def __init__(self, message: str, details: dict[str, str]):
+        super().__init__(message)
+        self.details = details
+
+
+@dataclass(frozen=True)
+class SourcesSelector:
+    """``so:sources_pool[3,5-6]``: sids and inclusive ranges, comma-separated.
+
+    The selected sources are every source whose sid a term names, in ascending sid order, each
+    once (whatever the order of the terms and however they overlap). A single sid names that
+    source; a range names the sources of the pool inside it (gaps are fine), so the range path a
+    render shows always reads back.
+    """
+
+    terms: tuple[tuple[int, int], ...]
+
+    def unknown_terms(self, found_sids: Iterable[int]) -> list[str]:
+        """The terms (as ``"6"`` or ``"9-12"``) that name no source among ``found_sids``."""
+        found = sorted(set(found_sids))
+        unknown: list[str] = []
+        for first, last in self.terms:
+            at = bisect_left(found, first)
+            if at == len(found) or found[at] > last:
+                label = str(first) if first == last else f"{first}-{last}"
+                if label not in unknown:
+                    unknown.append(label)
+        return unknown
+
+
+def parse_sources_selector(path: str) -> SourcesSelector | None:
+    """The selector of a ``so:sources_pool[…]`` path; None when ``path`` is no sources path.
+
+    Raises :class:`SelectorError` when the path starts with ``so:sources_pool`` but is not
+    ``so:sources_pool[<term>(,<term>)*]`` with ``<term>`` = ``<sid>`` or ``<sid>-<sid>`` (ascending,
+    sids below 2^31, at most 100 terms; spaces around terms are allowed).
+    """
+    rest = path.removeprefix(SOURCES_SELECTOR_PREFIX)
+    if rest == path or rest[:1] not in ("", "["):
+        return None
+    syntax = "so:sources_pool[<sid or first-last>,…], e.g. so:sources_pool[3,5-6]"
+    match = _SELECTOR.match(path)
+    if match is None:
+        raise SelectorError(f"malformed sources selector; expected {syntax}", {"path": syntax})
+    raw_terms = match.group(1).split(",")
+    if len(raw_terms) > SOURCES_SELECTOR_MAX_TERMS:
+        raise SelectorError(
+            f"a sources selector has at most {SOURCES_SELECTOR_MAX_TERMS} terms",
+            {"path": f"at most {SOURCES_SELECTOR_MAX_TERMS} terms"},
+        )
+    terms: dict[tuple[int, int], None] = {}
+    for raw in raw_terms:
+        term = _SELECTOR_TERM.match(raw)
+        if term is None:
+            raise SelectorError(f"malformed term {raw.strip()!r}; expected {syntax}", {"path": syntax})
+        first = int(term.group(1))
+        last = int(term.group(2) or first)
+        if last > SID_MAX:
+            raise SelectorError(f"sid {last} out of range", {"path": f"sids are below 2^31: {raw.strip()}"})
+        if first > last:
+            raise SelectorError(
+                f"descending range {raw.strip()!r}", {"path": f"a range is first-last: {raw.strip()}"}
+            )
+        terms.setdefault((first, last), None)
+    return SourcesSelector(terms=tuple(terms))
 
 
 PATH_PATTERN = re.compile(r"^(ar|fi|tc|su|so):[^\s]{1,1000}$")

@@ -40,55 +40,67 @@ def _is_user_side(block: Block) -> bool:
     )
 
 
+def _opens_round(block: Block) -> bool:
+    """A block that opens a round: the first block of a tool call id (its notes, call or result),
+    or the turn's completion (its final round; an assistant message without tool call counts)."""
+    return bool(block.tool_call_id) or block.type == ASSISTANT_COMPLETION or block.author == "assistant"
+
+
 def assign_rounds(blocks: Sequence[Block]) -> list[int]:
     """The round index of each block (0-based, non-decreasing except for late tool blocks).
 
-    A round starts at a turn start (header + prompt + attachments of one turn are one round),
-    at the first block of a not-yet-seen tool call id, at ``assistant.completion`` (the
-    turn's final round) and right after a summary (a summary is a round of its own). A block
-    of an already seen tool call id joins that call's round.
+    A round is one tool call (the notes, call and results sharing a tool call id) or the turn's
+    final round (the completion and anything after it in the turn). A turn's opening group
+    (header, prompt, attachments, anything the user authored) is not a round of its own: it
+    belongs to the turn's first round, so the first tool call (or the completion) after it joins
+    that round. A summary is not a round either: it belongs to the round that follows it. A block
+    of an already seen tool call id joins that call's round; any other block joins the current one.
     """
     rounds: list[int] = []
     current = -1
     seen_calls: dict[str, int] = {}
-    # Turn id of the header/user group that is still open (None when the group has ended).
-    user_group_turn: str | None = None
-    after_summary = False
+    # The turn whose opening group is open: its next round opener joins the current round.
+    opening_turn: str | None = None
+    summaries: list[int] = []
 
     def new_round() -> int:
         nonlocal current
         current += 1
         return current
 
-    for block in blocks:
+    for index, block in enumerate(blocks):
         call_id = block.tool_call_id
         if block.type == SUMMARY:
-            rounds.append(new_round())
-            user_group_turn = None
-            after_summary = True
+            summaries.append(index)
+            rounds.append(current)
+            opening_turn = None
             continue
-        if block.type == TURN_HEADER:
-            rounds.append(new_round())
-            user_group_turn = block.turn_id
-        elif not call_id and user_group_turn == block.turn_id and _is_user_side(block) and not after_summary:
-            rounds.append(current)
-        elif not call_id and is_turn_start(block):
-            rounds.append(new_round())
-            user_group_turn = block.turn_id
-        elif call_id and call_id in seen_calls:
+        if call_id and call_id in seen_calls:
             rounds.append(seen_calls[call_id])
-            user_group_turn = None
-        elif call_id:
-            seen_calls[call_id] = new_round()
+            continue
+        if not call_id and _is_user_side(block):
+            if block.type == TURN_HEADER or opening_turn != block.turn_id or current < 0:
+                new_round()
+            opening_turn = block.turn_id
             rounds.append(current)
-            user_group_turn = None
-        elif block.type == ASSISTANT_COMPLETION or current < 0 or after_summary:
-            rounds.append(new_round())
-            user_group_turn = None
-        else:
+            continue
+        if _opens_round(block):
+            if opening_turn is None or opening_turn != block.turn_id or current < 0:
+                new_round()
+            opening_turn = None
+            if call_id:
+                seen_calls[call_id] = current
             rounds.append(current)
-            user_group_turn = None
-        after_summary = False
+            continue
+        if current < 0:
+            new_round()
+        rounds.append(current)
+    # A summary belongs to the round that follows it (round 0 when it leads the stream).
+    for index in summaries:
+        following = next(
+            (rounds[j] for j in range(index + 1, len(blocks)) if blocks[j].type != SUMMARY), None
+        )
+        rounds[index] = following if following is not None else max(rounds[index], 0)
     return rounds
 
 

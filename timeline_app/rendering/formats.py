@@ -29,6 +29,9 @@ from .blocks import (
     sources_pool_path,
 )
 
+# ``meta`` flag of the turn header a render produces for a window that starts mid-turn.
+CONTINUED_META = "continued"
+
 Format = Literal["anthropic", "openai", "text"]
 FORMATS: tuple[str, ...] = ("anthropic", "openai", "text")
 
@@ -68,7 +71,8 @@ def _attachment_name(block: Block) -> str:
 def _header_line(block: Block) -> str:
     kind = block.type
     if kind == TURN_HEADER:
-        return f"[TURN {block.turn_id}] ts={block.ts}"
+        continued = " (continued)" if block.meta.get(CONTINUED_META) is True else ""
+        return f"[TURN {block.turn_id}] ts={block.ts}{continued}"
     if kind == USER_PROMPT:
         return "[USER MESSAGE]"
     if kind == USER_ATTACHMENT:

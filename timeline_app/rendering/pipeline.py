@@ -7,14 +7,15 @@ hidden blocks carry their replacement text. Pure and byte-stable: no clock, sort
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from timeline_app.rendering.tokens import count_text_tokens
 
-from .blocks import SUMMARY, TURN_HEADER, USER_PROMPT, Block
+from .blocks import SUMMARY, TURN_HEADER, USER_PROMPT, Block, turn_header_path
 from .cache_points import cache_point_indices
 from .formats import (
+    CONTINUED_META,
     FORMATS,
     Format,
     Part,
@@ -22,6 +23,7 @@ from .formats import (
     announce_text,
     anthropic_part,
     block_parts,
+    block_text,
     debug_text,
     openai_messages,
     sources_pool_text,
@@ -85,6 +87,52 @@ def filter_contributions(
     return kept
 
 
+def _summarized_turns(summary: Block) -> set[str]:
+    covered = summary.meta.get("covered_turn_ids")
+    turns = {t for t in covered if isinstance(t, str)} if isinstance(covered, list) else set()
+    split = summary.meta.get("split_turn_id")
+    if isinstance(split, str):
+        turns.add(split)
+    return turns
+
+
+def continued_turn_header(blocks: Sequence[Block]) -> Block | None:
+    """The header a window that starts mid-turn renders before its first retained block.
+
+    When the first block after the latest summary belongs to a turn that summary covers (a
+    split cut, or a cut on a later user block of the turn) and is not that turn's header, the
+    stored header was compacted: the render shows ``[TURN <id>] ts=<ts> (continued)`` instead.
+    Nothing is stored; the text depends only on stored values (the summary's ``split_turn_ts``,
+    else the first retained block's ``ts``), so the render stays byte-stable.
+    """
+    latest = next((i for i in range(len(blocks) - 1, -1, -1) if blocks[i].type == SUMMARY), None)
+    if latest is None or latest + 1 >= len(blocks):
+        return None
+    summary, first = blocks[latest], blocks[latest + 1]
+    if not first.turn_id or first.type == TURN_HEADER or first.turn_id not in _summarized_turns(summary):
+        return None
+    ts = summary.meta.get("split_turn_ts") if summary.meta.get("split_turn_id") == first.turn_id else None
+    header = Block(
+        seq=first.seq,
+        type=TURN_HEADER,
+        turn_id=first.turn_id,
+        author="system",
+        ts=ts if isinstance(ts, str) and ts else first.ts,
+        path=turn_header_path(first.turn_id),
+        meta={CONTINUED_META: True},
+    )
+    return replace(header, tokens=count_text_tokens(block_text(header)))
+
+
+def with_continued_header(blocks: Sequence[Block]) -> list[Block]:
+    """``blocks`` with :func:`continued_turn_header` inserted before the first retained block."""
+    header = continued_turn_header(blocks)
+    if header is None:
+        return list(blocks)
+    at = next(i for i in range(len(blocks) - 1, -1, -1) if blocks[i].type == SUMMARY) + 1
+    return [*blocks[:at], header, *blocks[at:]]
+
+
 def tail_texts(
     *,
     options: RenderOptions,
@@ -114,11 +162,13 @@ def render_window(
 ) -> Rendered:
     """Render the visible window in ``options.format``.
 
-    Steps: contribution filters → cache points on the stable stream → parts (the marker sits
+    Steps: the continued header of a window that starts mid-turn → contribution filters → cache points on the stable stream → parts (the marker sits
     on the last emitted part of each cache-point block) → tail (never cached).
     """
     stable = filter_contributions(
-        blocks, exclude=options.exclude_contributions, include_only=options.include_only_contributions
+        with_continued_header(blocks),
+        exclude=options.exclude_contributions,
+        include_only=options.include_only_contributions,
     )
     tail = tail_texts(options=options, sources=sources, active_plan=active_plan)
     tail_parts = [Part(kind="text", text=t) for t in tail]

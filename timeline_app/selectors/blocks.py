@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
@@ -10,6 +9,7 @@ from django.db import connection
 from django.db.models import Case, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum, Value, When
 from django.db.models.functions import Coalesce, Greatest
 
+from timeline_app.errors import InvalidInput, NotFound
 from timeline_app.models import EFFECTIVE_TOKENS, Block, Compaction, Source, Timeline
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.blocks import Block as BlockValue
@@ -104,17 +104,26 @@ def active_plan(*, timeline: Timeline) -> BlockValue | None:
     return row.to_value() if row is not None else None
 
 
-_SOURCES_RANGE = re.compile(r"^so:sources_pool\[(\d+)(?:-(\d+))?\]$")
-
-
 def sources_in_path(*, timeline: Timeline, path: str) -> list[Source] | None:
-    """Rows a ``so:sources_pool[a-b]`` path names; None when ``path`` is no sources path."""
-    match = _SOURCES_RANGE.match(path)
-    if match is None:
+    """Rows a ``so:sources_pool[3,5-6]`` selector names, by ascending sid, each once; None when
+    ``path`` is no sources path. A malformed selector is invalid input; a sid or range that names
+    no source is not found, with the terms in ``details["unknown_sids"]``."""
+    try:
+        selector = b.parse_sources_selector(path)
+    except b.SelectorError as exc:
+        raise InvalidInput(str(exc), details=exc.details) from None
+    if selector is None:
         return None
-    first = int(match.group(1))
-    last = int(match.group(2) or first)
-    return list(Source.objects.filter(timeline=timeline, sid__gte=first, sid__lte=last).order_by("sid"))
+    named = Q()
+    for first, last in selector.terms:
+        named |= Q(sid__gte=first, sid__lte=last)
+    rows = list(Source.objects.filter(named, timeline=timeline).order_by("sid"))
+    unknown = selector.unknown_terms(row.sid for row in rows)
+    if unknown:
+        raise NotFound(
+            f"no source for {', '.join(unknown)} in {path!r}", details={"path": path, "unknown_sids": unknown}
+        )
+    return rows
 
 
 SEARCH_LIMIT = 50

@@ -1,0 +1,251 @@
+"""The summary's structure (pure): one section list that both summarizers write and read back.
+
+The extractive summarizer renders these sections; the Anthropic summarizer's prompt is built from
+the same list, so a summary written by one can be folded into the next by the other without losing
+a section. A split turn's prefix summary sits under :data:`SPLIT_TURN_HEADING` with its sections
+one level down (``###``), so a summary has one heading per section and never two titles.
+
+The "Key identifiers" section keeps the strings an agent needs verbatim after its blocks are
+compacted (invoice and order numbers, ticket ids, transaction ids, error codes, file paths, URLs):
+:func:`rank_identifiers` collects them deterministically, most referenced and most recent first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Section:
+    key: str
+    title: str
+    description: str
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def heading(self) -> str:
+        return f"## {self.title}"
+
+
+GOALS = Section("goals", "Goals / requests", "what the user asked for, in their words where it matters")
+CONSTRAINTS = Section("constraints", "Constraints", "requirements, preferences and limits stated so far")
+PROGRESS = Section("progress", "Progress", "what has been done")
+DECISIONS = Section("decisions", "Decisions", "choices made and why")
+NEXT_STEPS = Section("next_steps", "Next steps", "what remains to do")
+CRITICAL = Section(
+    "critical",
+    "Critical context",
+    "other facts, numbers and names the agent must not lose",
+    aliases=("Earlier context",),
+)
+ERRORS = Section("errors", "Errors", "errors met, with the path or tool call where each happened")
+IDENTIFIERS = Section(
+    "identifiers",
+    "Key identifiers",
+    "one per line, copied verbatim: invoice and order numbers, ticket ids, transaction ids, "
+    "error codes, file paths and URLs the agent may need again",
+)
+PATHS = Section(
+    "paths",
+    "Paths and tool calls",
+    "block paths (ar:…, fi:…, tc:…, su:…, so:…) and tool call ids (tc_…) worth reading back",
+)
+
+#: The one section list, in the order both summarizers write it.
+SECTIONS: tuple[Section, ...] = (
+    GOALS,
+    CONSTRAINTS,
+    PROGRESS,
+    DECISIONS,
+    NEXT_STEPS,
+    CRITICAL,
+    ERRORS,
+    IDENTIFIERS,
+    PATHS,
+)
+SUMMARY_TITLE = "# Conversation summary"
+SPLIT_TURN_HEADING = "## Turn Context (split turn)"
+
+_BY_NAME = {name.lower(): s for s in SECTIONS for name in (s.title, *s.aliases)}
+_HEADING = re.compile(r"^(#{1,4})\s+(.*?)\s*#*\s*$")
+
+
+def section_list_text() -> str:
+    """The sections as a prompt lists them: ``## <title> — <description>``, one per line."""
+    return "\n".join(f"{s.heading} — {s.description}" for s in SECTIONS)
+
+
+def _is_turn_context(name: str) -> bool:
+    return name.lower().startswith("turn context")
+
+
+def parse_sections(text: str) -> dict[str, list[str]]:
+    """The non-empty lines of a summary by section key.
+
+    A ``##`` or ``###`` heading naming a known section (or an alias) switches to it, so the
+    sections of a split turn's prefix merge into the history's. Titles (``#``) and the split-turn
+    heading are dropped; lines under another heading go to "Critical context", after a ``###``
+    line naming that heading.
+    """
+    out: dict[str, list[str]] = {s.key: [] for s in SECTIONS}
+    current = CRITICAL.key
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        if not line.strip():
+            continue
+        match = _HEADING.match(line)
+        if match is not None:
+            level, name = len(match.group(1)), match.group(2)
+            known = _BY_NAME.get(name.lower())
+            if known is not None and level >= 2:
+                current = known.key
+                continue
+            if level == 1 or _is_turn_context(name):
+                current = CRITICAL.key
+                continue
+            if level == 2:
+                current = CRITICAL.key
+                out[current].append(f"### {name}")
+                continue
+        out[current].append(line)
+    return out
+
+
+def render_sections(title: str, lines: dict[str, list[str]], *, level: int = 2) -> str:
+    """``title`` (left out when empty), then each non-empty section under its heading."""
+    out: list[str] = [title] if title else []
+    marks = "#" * level
+    for s in SECTIONS:
+        kept = lines.get(s.key) or []
+        if kept:
+            if out:
+                out.append("")
+            out.append(f"{marks} {s.title}")
+            out.extend(kept)
+    if not any(lines.get(s.key) for s in SECTIONS):
+        out.extend(["", "(nothing to summarize)"] if out else ["(nothing to summarize)"])
+    return "\n".join(out)
+
+
+def split_turn_body(text: str) -> str:
+    """A split turn's prefix summary as it goes under :data:`SPLIT_TURN_HEADING`: without its own
+    title or turn-context heading, with its ``#``/``##`` headings moved down to ``###``."""
+    lines: list[str] = []
+    for raw in text.strip().splitlines():
+        match = _HEADING.match(raw.rstrip())
+        if match is not None:
+            level, name = len(match.group(1)), match.group(2)
+            if level == 1 or _is_turn_context(name):
+                continue
+            if level == 2:
+                lines.append(f"### {name}")
+                continue
+        lines.append(raw.rstrip())
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# Key identifiers
+
+_TOKEN = re.compile(r"[^\s,;()\[\]{}<>\"'`|=]+")
+_STRIP = ".:!?*"
+_BLOCK_PATH = re.compile(r"^(ar|fi|tc|su|so):")
+_URL = re.compile(r"^https?://[^\s]+\.[^\s]+$")
+_EMAIL = re.compile(r"^[\w.+\-]+@[\w\-]+(\.[\w\-]+)+$")
+_SEGMENTED = re.compile(r"^[A-Za-z0-9]+(?:[-_.:#/][A-Za-z0-9]+)+$")
+_SCREAMING = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+_ALNUM = re.compile(r"^[A-Za-z0-9]{4,}$")
+_UNIT = re.compile(r"^\d+[a-z]{1,3}$")  # 100ms, 24h, 10th: quantities, not identifiers
+_DATE_TIME = re.compile(r"^\d{1,4}[-/:.]\d{1,2}([-/:.T]\d|$)")
+_PATH_SEGMENT = re.compile(r"^[\w.\-@+]+$")
+_DRIVE = re.compile(r"^[A-Za-z]:\\")
+_FILE_EXTENSIONS = frozenset(
+    re.findall(
+        r"\w+",
+        "py js ts tsx jsx json csv tsv pdf txt log md yaml yml toml ini cfg xml html sql sh go rs java "
+        "rb php c h cpp png jpg jpeg gif webp svg docx xlsx pptx zip tar gz parquet",
+    )
+)
+_MAX_CHARS_PER_TEXT = 100_000
+_MAX_LENGTH = 200
+
+
+def _has_digit(token: str) -> bool:
+    return any(c.isdigit() for c in token)
+
+
+def _has_letter(token: str) -> bool:
+    return any(c.isalpha() for c in token)
+
+
+def _has_extension(name: str) -> bool:
+    stem, dot, extension = name.rpartition(".")
+    return bool(dot) and _has_letter(stem) and extension.lower() in _FILE_EXTENSIONS
+
+
+def _is_file_path(token: str) -> bool:
+    absolute = token.startswith(("/", "~/", "./", "../")) or _DRIVE.match(token) is not None
+    parts = [p for p in re.split(r"[/\\]", token) if p and p not in ("~", ".", "..")]
+    if parts and _DRIVE.match(parts[0] + "\\"):
+        parts = parts[1:]
+    if not parts or not all(_PATH_SEGMENT.match(p) for p in parts) or not _has_letter(token):
+        return False
+    return _has_extension(parts[-1]) or len(parts) >= (2 if absolute else 3)
+
+
+def is_identifier(token: str) -> bool:
+    """Does ``token`` (one word of a block's text) look like an identifier worth keeping verbatim?
+
+    Yes: URLs, e-mail addresses, file paths (absolute, or relative with an extension or three
+    segments), file names with a known extension, ``#1234`` references, numbers of five digits or
+    more, SCREAMING_SNAKE codes, and words of letters and digits (``INV-2024-0042``, ``E4021``,
+    ``txn_8f3a2c91``). No: block paths and tool call ids (the paths section has them), dates and
+    times, quantities like ``100ms``.
+    """
+    if not 3 <= len(token) <= _MAX_LENGTH or _BLOCK_PATH.match(token) or token.startswith("tc_"):
+        return False
+    if token.startswith(("http://", "https://")):
+        return _URL.match(token) is not None
+    if "@" in token:
+        return _EMAIL.match(token) is not None
+    if "/" in token or "\\" in token:
+        return _is_file_path(token)
+    if token.startswith("#"):
+        return token[1:].isdigit() and len(token) >= 4
+    if token.isdigit():
+        return len(token) >= 5
+    if _SCREAMING.match(token):
+        return True
+    if _has_extension(token) and _PATH_SEGMENT.match(token):
+        return True
+    if not (_has_digit(token) and _has_letter(token)) or _DATE_TIME.match(token) or _UNIT.match(token):
+        return False
+    return _SEGMENTED.match(token) is not None or _ALNUM.match(token) is not None
+
+
+def identifiers_in(text: str) -> list[str]:
+    """The identifiers of ``text`` in order of appearance (repeats included)."""
+    found: list[str] = []
+    for raw in _TOKEN.findall(text[:_MAX_CHARS_PER_TEXT]):
+        token = raw.strip(_STRIP)
+        if token and is_identifier(token):
+            found.append(token)
+    return found
+
+
+def rank_identifiers(texts: Iterable[str]) -> list[str]:
+    """Every identifier of ``texts`` (oldest text first) once, best first: the most referenced
+    (occurrences in all texts), then the most recent (the latest text it occurs in), then the first
+    seen. Deterministic."""
+    count: dict[str, int] = {}
+    last: dict[str, int] = {}
+    for position, text in enumerate(texts):
+        for token in identifiers_in(text):
+            count[token] = count.get(token, 0) + 1
+            last[token] = position
+    first = {token: i for i, token in enumerate(count)}
+    return sorted(count, key=lambda t: (-count[t], -last[t], first[t]))

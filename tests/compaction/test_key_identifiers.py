@@ -1,0 +1,99 @@
+"""Identifiers survive summaries (issue 12 point 16): the "Key identifiers" section."""
+
+from __future__ import annotations
+
+import pytest
+
+from compaction.summarizers import ExtractiveSummarizer
+from compaction.summary_sections import identifiers_in, is_identifier, rank_identifiers
+from timeline_app.benchmarks.identifiers import PLANTED, identifier_share, planted_timeline
+from timeline_app.rendering.blocks import Block
+from timeline_app.rendering.tokens import count_text_tokens
+
+
+def test_identifiers_planted_across_blocks_stay_visible_in_the_render_after_compaction() -> None:
+    blocks, cut = planted_timeline()
+    compacted = "\n".join(b.text for b in blocks[:cut])
+    retained = "\n".join(b.text for b in blocks[cut:])
+    assert all(i in compacted and i not in retained for i in PLANTED)  # only the summary can carry them
+
+    result = identifier_share()
+    assert result.share >= 0.95, result.missing
+    assert result.summary_tokens <= result.summary_max_tokens
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        "INV-2024-0042",
+        "E4021",
+        "ERR_REFUND_WINDOW_CLOSED",
+        "txn_8f3a2c91d",
+        "9f86d081884c7d65",
+        "/var/log/app.log",
+        "docs/runbooks/refunds.md",
+        "report.pdf",
+        "https://tickets.example.com/browse/OPS-1187",
+        "#4521",
+        "1234567",
+        "ops@example.com",
+    ],
+)
+def test_identifier_shapes_are_recognised(token: str) -> None:
+    assert is_identifier(token)
+    assert identifiers_in(f"see ({token}), please.") == [token]
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        "t1",
+        "2026-02-09T02:14:32Z",
+        "12:30",
+        "100ms",
+        "10th",
+        "and/or",
+        "2024",
+        "ar:t1.user.prompt",
+        "tc_abc1",
+    ],
+)
+def test_words_dates_quantities_and_block_paths_are_not_identifiers(token: str) -> None:
+    assert not is_identifier(token)
+
+
+def test_ranking_is_most_referenced_then_most_recent() -> None:
+    texts = ["A-1 and B-2", "B-2 then C-3", "D-4"]
+    assert rank_identifiers(texts) == ["B-2", "D-4", "C-3", "A-1"]
+    assert rank_identifiers(texts) == rank_identifiers(list(texts))  # deterministic
+
+
+def test_a_tight_budget_keeps_the_best_ranked_identifiers() -> None:
+    blocks = [
+        Block(seq=k + 1, type="react.tool.result", author="tool", text=f"found ORD-{1000 + k} (see ORD-1000)")
+        for k in range(120)
+    ]
+    text = ExtractiveSummarizer().summarize(
+        blocks=blocks, previous_summary=None, max_tokens=120, purpose="history"
+    )
+    assert count_text_tokens(text) <= 120
+    kept = [line[2:] for line in text.split("## Key identifiers\n")[1].splitlines()]
+    ranking = rank_identifiers(b.text for b in blocks)
+    assert ranking[0] == "ORD-1000"  # the most referenced
+    assert kept == ranking[: len(kept)] and 5 <= len(kept) < len(ranking)
+
+
+def test_identifiers_survive_a_second_compaction_and_keep_their_previous_lines() -> None:
+    blocks, cut = planted_timeline()
+    summarizer = ExtractiveSummarizer()
+    first = summarizer.summarize(
+        blocks=blocks[:cut], previous_summary=None, max_tokens=800, purpose="history"
+    )
+    previous = first.replace("- txn_8f3a2c91d\n", "- txn_8f3a2c91d (settled INV-2024-0042)\n")
+    assert previous != first
+    second = summarizer.summarize(
+        blocks=blocks[cut:], previous_summary=previous, max_tokens=800, purpose="history"
+    )
+    assert count_text_tokens(second) <= 800
+    assert "- txn_8f3a2c91d (settled INV-2024-0042)" in second  # a previous line is kept verbatim
+    assert sum(i in second for i in PLANTED) >= 19
