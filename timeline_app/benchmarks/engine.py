@@ -7,6 +7,7 @@ from collections.abc import Callable
 from compaction.planner import plan_compaction
 from compaction.summarizers import ExtractiveSummarizer
 from timeline_app import selectors
+from timeline_app.benchmarks import render as render_at_scale
 from timeline_app.benchmarks.common import (
     fill_timeline,
     median_seconds,
@@ -112,3 +113,4 @@ def run(write: Callable[[str], None]) -> None:
         f"  once compacted, render (reads the window only): {compacted_s * 1000:8.1f} ms"
         f"  ({compacted_s / window_fetch_s:.2f}x the window fetch, {compacted_s / fetch_s:.2f}x the full fetch)"
     )
+    render_at_scale.run(write)

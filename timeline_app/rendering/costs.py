@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from timeline_app.rendering.blocks import Block
 from timeline_app.rendering.formats import block_text
 from timeline_app.rendering.tokens import count_binary_tokens, count_text_tokens
@@ -11,10 +9,12 @@ from timeline_app.rendering.tokens import count_binary_tokens, count_text_tokens
 
 def block_tokens(block: Block) -> int:
     """Tokens of the block's rendered text (header and path lines included) and binary payload."""
-    visible = replace(block, hidden=False)
+    visible = block.with_hide_state(hidden=False)
     return count_text_tokens(block_text(visible)) + count_binary_tokens(mime=block.mime, data_b64=block.data)
 
 
 def hidden_tokens(block: Block, replacement_text: str) -> int:
     """Tokens of the block once hidden behind ``replacement_text``."""
-    return count_text_tokens(block_text(replace(block, hidden=True, replacement_text=replacement_text)))
+    return count_text_tokens(
+        block_text(block.with_hide_state(hidden=True, replacement_text=replacement_text))
+    )

@@ -1,0 +1,87 @@
+"""Render at scale (issue 13): a warm render and the first render after the cache TTL, at 20,000
+visible blocks, against a raw fetch of the same rows as plain values; all measured in one run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+
+from django.utils import timezone
+
+from timeline_app.benchmarks.common import fill_timeline, median_seconds, scratch_tenant, scratch_timeline
+from timeline_app.models import VALUE_FIELDS, Block, Timeline
+from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.services.render import timeline_render
+
+BLOCKS = 20_000
+
+
+def run(write: Callable[[str], None], *, blocks: int = BLOCKS) -> None:
+    with scratch_tenant() as tenant:
+        timeline = scratch_timeline(tenant)
+        conversation = timeline.conversation
+        # Never compacts (the window stays whole); the cache TTL is the default 300 s.
+        conversation.settings = {"max_tokens": 100_000_000}
+        conversation.save()
+        fill_timeline(timeline, blocks=blocks)
+        options = RenderOptions(format="anthropic")
+        start = timezone.now()
+
+        def fetch() -> None:
+            list(Block.objects.filter(timeline=timeline).order_by("seq").values_list(*VALUE_FIELDS))
+
+        def warm() -> None:
+            timeline.refresh_from_db()
+            outcome = timeline_render(timeline=timeline, options=options, now=start)
+            assert outcome.pruning_status in ("armed", "fresh"), outcome.pruning_status
+
+        def expired() -> None:
+            # A cold cache: the clock touched long ago, no block hidden yet.
+            Block.objects.filter(timeline=timeline).update(
+                hidden=False, replacement_text="", hidden_reason="", replacement_tokens=0
+            )
+            Timeline.objects.filter(pk=timeline.pk).update(cache_last_touch_at=start - timedelta(hours=1))
+            timeline.refresh_from_db()
+            outcome = timeline_render(timeline=timeline, options=options, now=start)
+            assert outcome.pruning_status == "pruned", outcome.pruning_status
+            expired.hides = len(outcome.hidden_paths)  # type: ignore[attr-defined]
+
+        fetch_s = median_seconds(fetch, repeat=5, warmup=1)
+        warm_s = median_seconds(warm, repeat=5, warmup=1)
+
+        # The reset UPDATE is part of each sample; measure it alone and take it off.
+        def reset() -> None:
+            Block.objects.filter(timeline=timeline).update(
+                hidden=False, replacement_text="", hidden_reason="", replacement_tokens=0
+            )
+            Timeline.objects.filter(pk=timeline.pk).update(cache_last_touch_at=start - timedelta(hours=1))
+
+        reset_s = median_seconds(reset, repeat=3, warmup=1)
+        expired_s = median_seconds(expired, repeat=3, warmup=1) - reset_s
+        hides = expired.hides  # type: ignore[attr-defined]
+
+        small = scratch_timeline(tenant)
+        small.conversation.settings = {"max_tokens": 100_000_000}
+        small.conversation.save()
+        fill_timeline(small, blocks=500)
+
+        def warm_small() -> None:
+            small.refresh_from_db()
+            timeline_render(timeline=small, options=options, now=start)
+
+        small_s = median_seconds(warm_small, repeat=7, warmup=1)
+
+    write(f"render at {blocks:,} visible blocks (medians, measured now):")
+    write(f"  raw fetch of the rows as values:        {fetch_s * 1000:8.1f} ms")
+    write(
+        f"  warm render:                            {warm_s * 1000:8.1f} ms"
+        f"  ({warm_s / fetch_s:.2f}x the raw fetch; goal <= 2)"
+    )
+    write(
+        f"  first render after the cache TTL:       {expired_s * 1000:8.1f} ms"
+        f"  ({expired_s / warm_s:.2f}x the warm render, {hides:,} hides stored; goal <= 1.5)"
+    )
+    write(
+        f"  warm render at 500 blocks:              {small_s * 1000:8.1f} ms"
+        f"  (20k / 500 = {warm_s / small_s:.1f}, linear is 40; goal <= 48)"
+    )
