@@ -142,7 +142,14 @@ CELERY_BEAT_SCHEDULE = {
         # A sweep still queued when the next one is due is dropped, not run late.
         "options": {"expires": TIMELINE_SWEEP_INTERVAL_SECONDS},
     },
+    "render-history-trim": {"task": "timeline_app.tasks.trim_render_history", "schedule": 3600.0},
 }
+# The render history (the cache explainer's memory): per timeline, the newest N renders, none older
+# than D days; the hourly beat job trims.
+TIMELINE_RENDER_HISTORY_MAX = env.int("TIMELINE_RENDER_HISTORY_MAX", default=200)
+TIMELINE_RENDER_HISTORY_DAYS = env.float("TIMELINE_RENDER_HISTORY_DAYS", default=7.0)
+if TIMELINE_RENDER_HISTORY_MAX < 1 or TIMELINE_RENDER_HISTORY_DAYS <= 0:
+    raise environ.ImproperlyConfigured("TIMELINE_RENDER_HISTORY_MAX must be >= 1 and _DAYS > 0")
 
 # The summarizer: extractive (offline) unless an Anthropic key is configured.
 ANTHROPIC_API_KEY = env.str("ANTHROPIC_API_KEY", default="")

@@ -16,6 +16,7 @@ from django.db.models import Case, F, IntegerField, Q, Sum, When
 
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.blocks import Block as BlockValue
+from timeline_app.rendering.prefix import CACHE_REASONS
 
 EFFECTIVE_TOKENS = Case(
     When(hidden=True, then=F("replacement_tokens")), default=F("tokens"), output_field=IntegerField()
@@ -312,6 +313,51 @@ class Compaction(models.Model):
 
     def __str__(self) -> str:
         return f"compaction {self.pk} ({self.status})"
+
+
+class RenderRecord(models.Model):
+    """One render that was not a dry run: the cache explainer's history (``rendering/prefix.py``).
+
+    The prefix fingerprint is kept packed (8-byte digest, cumulative tokens and seq per segment) so
+    the next render can say how much of it the provider could reuse. Bounded per timeline by
+    ``TIMELINE_RENDER_HISTORY_MAX`` and ``TIMELINE_RENDER_HISTORY_DAYS`` (the beat job trims).
+    """
+
+    timeline = models.ForeignKey(Timeline, on_delete=models.CASCADE, related_name="renders")
+    rendered_at = models.DateTimeField()
+    reason = models.CharField(max_length=24, choices=[(r, r) for r in CACHE_REASONS])
+    previous_render_at = models.DateTimeField(null=True, blank=True)
+    reused_prefix_tokens = models.BigIntegerField(default=0)
+    first_changed_index = models.IntegerField(null=True, blank=True)
+    first_changed_path = models.CharField(max_length=1024, blank=True)
+    system_tokens = models.BigIntegerField(default=0)
+    visible_tokens = models.BigIntegerField(default=0)
+    tail_tokens = models.BigIntegerField(default=0)
+    total_tokens = models.BigIntegerField(default=0)
+    prefix_tokens = models.BigIntegerField(default=0)
+    cache_points = models.JSONField(default=list, blank=True)
+    pruning_status = models.CharField(max_length=16)
+    hidden_count = models.IntegerField(default=0)
+    # The compaction this render applied, if any; and the seq of the summary its window starts
+    # with (a new one means a compaction was applied since the previous render).
+    compaction = models.ForeignKey(
+        Compaction, null=True, blank=True, on_delete=models.SET_NULL, related_name="renders"
+    )
+    summary_seq = models.BigIntegerField(null=True, blank=True)
+    settings_key = models.CharField(max_length=64)
+    segment_count = models.IntegerField(default=0)
+    segment_digests = models.BinaryField(default=b"")
+    segment_tokens = models.BinaryField(default=b"")
+    segment_seqs = models.BinaryField(default=b"")
+
+    class Meta:
+        indexes = [
+            # The previous render of a timeline (every render) and the admin's history, newest first.
+            models.Index(fields=["timeline", "-id"], name="timeline_render_recent_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"render {self.pk} ({self.reason})"
 
 
 class Source(models.Model):

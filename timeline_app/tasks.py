@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from timeline_app.models import Compaction
 from timeline_app.services.background import compaction_sweep, timeline_compact
+from timeline_app.services.render_history import render_history_trim
 
 
 @shared_task(
@@ -57,3 +58,13 @@ def sweep_compactions(active_within_seconds: int = 3600) -> int:
         expires=settings.TIMELINE_SWEEP_INTERVAL_SECONDS * 5,
     )
     return len(due)
+
+
+@shared_task(name="timeline_app.tasks.trim_render_history", ignore_result=True)
+def trim_render_history() -> int:
+    """The beat job: keep the render history within its configured count and age."""
+    return render_history_trim(
+        now=timezone.now(),
+        keep=settings.TIMELINE_RENDER_HISTORY_MAX,
+        days=settings.TIMELINE_RENDER_HISTORY_DAYS,
+    )

@@ -20,6 +20,7 @@ from timeline_app.api.fields import (
 from timeline_app.errors import DomainError
 from timeline_app.models import Compaction
 from timeline_app.rendering.blocks import is_valid_path
+from timeline_app.rendering.prefix import CACHE_REASONS
 from timeline_app.rendering.settings import SettingsError, validate_overrides
 from timeline_app.rendering.ttl import TtlStatus
 from timeline_app.selectors.contexts import normalize_strategy
@@ -237,6 +238,23 @@ class PruningOut(serializers.Serializer[Any]):
     hidden_paths = serializers.ListField(child=serializers.CharField())
 
 
+class CacheOut(serializers.Serializer[Any]):
+    previous_render_at = serializers.DateTimeField(allow_null=True, help_text="the previous render's time")
+    reused_prefix_tokens = serializers.IntegerField(
+        help_text="tokens of the longest prefix identical to the previous render's (0 once that render "
+        "is older than the cache TTL)"
+    )
+    first_changed_index = serializers.IntegerField(
+        allow_null=True, help_text="index in blocks of the first part that differs (null: none)"
+    )
+    first_changed_path = serializers.CharField(allow_null=True, help_text="that part's block path")
+    reason = serializers.ChoiceField(
+        choices=list(CACHE_REASONS),
+        help_text="why the prefix changed; the first that applies in the order first_render, "
+        "ttl_expired, settings_changed, compacted, hidden, appended_only, other",
+    )
+
+
 class RenderOut(serializers.Serializer[Any]):
     blocks = serializers.ListField(
         child=serializers.DictField(), help_text="content parts, or chat messages (openai)"
@@ -245,6 +263,7 @@ class RenderOut(serializers.Serializer[Any]):
     tokens = TokensOut()
     compaction = CompactionOut(allow_null=True)
     pruning = PruningOut()
+    cache = CacheOut(help_text="how much of the previous render's prefix the provider's cache could reuse")
     debug = serializers.CharField(required=False, help_text="text format only: the stream with =>[k] marks")
 
 

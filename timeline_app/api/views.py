@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any, cast
 
@@ -199,6 +201,7 @@ class RenderView(TenantView):
             system_tokens=system_tokens,
             max_tokens=data.get("max_tokens"),
             force_sanitize=data["force_sanitize"],
+            system_digest=hashlib.sha256(data.get("system", "").encode("utf-8", "surrogatepass")).hexdigest(),
         )
         rendered = outcome.rendered
         body: dict[str, Any] = {
@@ -207,6 +210,7 @@ class RenderView(TenantView):
             "tokens": rendered.tokens,
             "compaction": _compaction_body(outcome.compaction),
             "pruning": {"status": outcome.pruning_status, "hidden_paths": outcome.hidden_paths},
+            "cache": asdict(outcome.cache) if outcome.cache is not None else None,
         }
         if rendered.debug is not None:
             body["debug"] = rendered.debug

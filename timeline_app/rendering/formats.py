@@ -258,11 +258,15 @@ def openai_message(block: Block) -> dict[str, Any] | None:
     return copied
 
 
-def openai_messages(items: Iterable[Block | Part]) -> list[dict[str, Any]]:
+def openai_messages(
+    items: Iterable[Block | Part], positions: list[int] | None = None
+) -> list[dict[str, Any]]:
     """Blocks with a stored message render as that message; everything else coalesces into
-    user messages (consecutive blocks and tail parts share one message)."""
+    user messages (consecutive blocks and tail parts share one message). ``positions``, when
+    given, receives the index of the message each item lands in."""
     messages: list[dict[str, Any]] = []
     pending: list[dict[str, Any]] = []
+    where = positions if positions is not None else []
 
     def flush() -> None:
         if pending:
@@ -274,10 +278,13 @@ def openai_messages(items: Iterable[Block | Part]) -> list[dict[str, Any]]:
             stored = openai_message(item)
             if stored is not None:
                 flush()
+                where.append(len(messages))
                 messages.append(stored)
                 continue
+            where.append(len(messages))
             pending.extend(openai_content_part(p) for p in block_parts(item))
         else:
+            where.append(len(messages))
             pending.append(openai_content_part(item))
     flush()
     return messages

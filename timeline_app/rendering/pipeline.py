@@ -28,6 +28,7 @@ from .formats import (
     openai_messages,
     sources_pool_text,
 )
+from .prefix import Prefix, build_prefix, segment_key
 from .settings import RenderSettings
 
 NEVER_FILTERED = frozenset({TURN_HEADER, USER_PROMPT, SUMMARY})
@@ -61,6 +62,8 @@ class Rendered:
     tokens: dict[str, int]
     debug: str | None = None
     marked_seqs: list[int] = field(default_factory=list)
+    # The cacheable prefix's fingerprint (``prefix.py``): what the cache explainer compares.
+    prefix: Prefix = field(default_factory=Prefix)
 
 
 def filter_contributions(
@@ -159,6 +162,7 @@ def render_window(
     active_plan: Block | None = None,
     system_tokens: int = 0,
     max_tokens: int | None = None,
+    prefix_seed: str = "",
 ) -> Rendered:
     """Render the visible window in ``options.format``.
 
@@ -183,17 +187,23 @@ def render_window(
         "max_tokens": settings.max_tokens if max_tokens is None else max_tokens,
     }
 
+    seed = f"{options.format}|{system_tokens}|{prefix_seed}"
     if options.format == "openai":
         # OpenAI caches prefixes by itself: no markers, no cache points.
-        return Rendered(blocks=openai_messages([*stable, *tail_parts]), cache_points=[], tokens=tokens)
+        positions: list[int] = []
+        messages = openai_messages([*stable, *tail_parts], positions)
+        keyed = [(b, segment_key(b, block_text(b)), positions[i]) for i, b in enumerate(stable)]
+        return Rendered(blocks=messages, cache_points=[], tokens=tokens, prefix=build_prefix(seed, keyed))
 
     points = set(cache_point_indices(stable, settings=settings, cache_last=options.cache_last))
     with_binary = options.format == "anthropic"
     out: list[dict[str, Any]] = []
     cache_points: list[int] = []
     marked: list[int] = []
+    segments: list[tuple[Block, bytes, int]] = []
     for index, block in enumerate(stable):
         parts = block_parts(block)
+        segments.append((block, segment_key(block, parts[0].text), len(out)))
         for position, part in enumerate(parts):
             cached = index in points and position == len(parts) - 1
             out.append(anthropic_part(part, cached=cached, binary=with_binary))
@@ -203,4 +213,11 @@ def render_window(
     out.extend(anthropic_part(part, binary=with_binary) for part in tail_parts)
 
     debug = debug_text(out, cache_points) if options.format == "text" else None
-    return Rendered(blocks=out, cache_points=cache_points, tokens=tokens, debug=debug, marked_seqs=marked)
+    return Rendered(
+        blocks=out,
+        cache_points=cache_points,
+        tokens=tokens,
+        debug=debug,
+        marked_seqs=marked,
+        prefix=build_prefix(seed, segments),
+    )

@@ -1,8 +1,8 @@
 """Reads, with exactly the rows and columns their callers need (HackSoft style, keyword-only).
 
 Callers write ``selectors.<name>``; the functions live in one module per noun: ``conversations``
-(keys, conversations, contexts' rows), ``blocks`` (window, tokens, paths, sources, search) and
-``contexts`` (messages and views of named contexts).
+(keys, conversations, contexts' rows), ``blocks`` (window, tokens, paths, sources, search),
+``contexts`` (messages and views of named contexts) and ``renders`` (the render history).
 """
 
 from timeline_app.selectors.blocks import (
@@ -41,6 +41,10 @@ from timeline_app.selectors.conversations import (
     timeline_names,
     timeline_require,
 )
+from timeline_app.selectors.renders import (
+    previous_render,
+    render_history,
+)
 
 __all__ = [
     "SEARCH_LIMIT",
@@ -61,6 +65,8 @@ __all__ = [
     "full_context",
     "latest_applied_compaction",
     "normalize_strategy",
+    "previous_render",
+    "render_history",
     "sources_in_path",
     "sources_pool",
     "stored_messages",

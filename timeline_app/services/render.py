@@ -8,7 +8,8 @@ window) → 4. hidden blocks as replacement text → 5. cache points → 6. tail
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import hashlib
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
 from django.db import transaction
@@ -18,14 +19,17 @@ from compaction.planner import needs_compaction, plan_compaction
 from compaction.summarizers import Summarizer
 from timeline_app import selectors
 from timeline_app.models import Compaction, Timeline
+from timeline_app.rendering.blocks import SUMMARY
 from timeline_app.rendering.blocks import Block as BlockValue
-from timeline_app.rendering.formats import Source
+from timeline_app.rendering.formats import Source, stable_json
 from timeline_app.rendering.pipeline import Rendered, RenderOptions, render_window
+from timeline_app.rendering.prefix import CacheReport, explain_cache
 from timeline_app.rendering.settings import RenderSettings, resolve_settings
 from timeline_app.rendering.ttl import TtlDecision, apply_hides, plan_ttl_pruning
 from timeline_app.selectors.contexts import strategy_window
 from timeline_app.services.compaction import CompactionOutcome, compaction_run, draft_summary
 from timeline_app.services.hiding import hides_store
+from timeline_app.services.render_history import render_record
 from timeline_app.services.summarizers import fallback_summarizer
 
 
@@ -37,10 +41,29 @@ class RenderOutcome:
     compaction: CompactionOutcome | None = None
     would_compact: bool = False
     settings: RenderSettings = field(default_factory=RenderSettings)
+    # Why the provider's prompt cache could (not) reuse the previous render's prefix.
+    cache: CacheReport | None = None
 
 
 def timeline_settings(*, timeline: Timeline, max_tokens: int | None = None) -> RenderSettings:
     return resolve_settings(timeline.conversation.settings, max_tokens=max_tokens)
+
+
+def settings_key(settings: RenderSettings, options: RenderOptions) -> str:
+    """A digest of what shapes the cacheable prefix besides the blocks: the settings, the format
+    and the contribution filters (the tail's options do not count: the tail is never cached)."""
+    shape = {
+        "settings": asdict(settings),
+        "format": options.format,
+        "cache_last": options.cache_last,
+        "exclude": sorted(options.exclude_contributions),
+        "include_only": sorted(options.include_only_contributions),
+    }
+    return hashlib.sha256(stable_json(shape).encode()).hexdigest()
+
+
+def _summary_seq(window: list[BlockValue]) -> int | None:
+    return window[0].seq if window and window[0].type == SUMMARY else None
 
 
 def _persist_ttl(*, timeline: Timeline, decision: TtlDecision, now: datetime) -> None:
@@ -72,10 +95,15 @@ def timeline_render(
     force_sanitize: bool = False,
     dry_run: bool = False,
     summarizer: Summarizer | None = None,
+    system_digest: str = "",
 ) -> RenderOutcome:
-    """Render the timeline for one model call. ``dry_run`` persists nothing (admin preview)."""
+    """Render the timeline for one model call. ``dry_run`` persists nothing (admin preview).
+
+    ``system_digest`` identifies the system prompt in the cache fingerprint (its text's hash);
+    every render that is not a dry run is recorded with its cache explanation."""
     settings = timeline_settings(timeline=timeline, max_tokens=max_tokens)
     now = now or timezone.now()
+    previous = None if dry_run else selectors.previous_render(timeline=timeline)
 
     window = strategy_window(timeline=timeline, window=selectors.visible_window(timeline=timeline))
     decision = plan_ttl_pruning(window, now=now, last_touch=timeline.cache_last_touch_at, settings=settings)
@@ -118,14 +146,37 @@ def timeline_render(
         sources=sources,
         active_plan=active_plan,
         system_tokens=system_tokens,
+        prefix_seed=system_digest,
     )
+    key = settings_key(settings, options)
+    applied = (
+        compaction if compaction is not None and compaction.status == Compaction.Outcome.APPLIED else None
+    )
+    report = explain_cache(
+        previous=previous,
+        current=rendered.prefix,
+        now=now,
+        ttl_seconds=settings.cache_ttl_seconds,
+        settings_key=key,
+        latest_compaction_id=_summary_seq(window),
+    )
+    if not dry_run:
+        render_record(
+            timeline=timeline,
+            now=now,
+            rendered=rendered,
+            report=report,
+            settings_key=key,
+            summary_seq=_summary_seq(window),
+            pruning_status=decision.status,
+            compaction_id=applied.compaction_id if applied is not None else None,
+        )
     return RenderOutcome(
         rendered=rendered,
         pruning_status=decision.status,
         hidden_paths=[hide.path for hide in decision.hides],
-        compaction=compaction
-        if compaction is not None and compaction.status == Compaction.Outcome.APPLIED
-        else None,
+        compaction=applied,
         would_compact=wanted and dry_run,
         settings=settings,
+        cache=report,
     )

@@ -1,0 +1,38 @@
+"""Reads of the render history (the cache explainer's memory)."""
+
+from __future__ import annotations
+
+from timeline_app.models import RenderRecord, Timeline
+from timeline_app.rendering.prefix import PreviousRender
+
+
+def previous_render(*, timeline: Timeline) -> PreviousRender | None:
+    """The timeline's latest recorded render, as the explainer compares it (one query)."""
+    row = (
+        RenderRecord.objects.filter(timeline=timeline)
+        .order_by("-id")
+        .values_list(
+            "rendered_at", "settings_key", "summary_seq", "segment_digests", "segment_tokens", "segment_seqs"
+        )
+        .first()
+    )
+    if row is None:
+        return None
+    at, settings_key, summary_seq, digests, tokens, seqs = row
+    return PreviousRender(
+        at=at,
+        settings_key=settings_key,
+        latest_compaction_id=summary_seq,
+        digests=bytes(digests),
+        tokens=bytes(tokens),
+        seqs=bytes(seqs),
+    )
+
+
+def render_history(*, timeline: Timeline, limit: int) -> list[RenderRecord]:
+    """The newest ``limit`` renders, newest first, without their packed fingerprints."""
+    return list(
+        RenderRecord.objects.filter(timeline=timeline)
+        .defer("segment_digests", "segment_tokens", "segment_seqs")
+        .order_by("-id")[:limit]
+    )
