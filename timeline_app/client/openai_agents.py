@@ -59,13 +59,18 @@ _PLAIN_ROLES = ("user", "assistant", "system")
 _ADDED_FIELDS = ("timestamp", "message_id")
 
 
-def _item_json(item: Mapping[str, Any]) -> str:
-    text = json.dumps(item, ensure_ascii=False)
+def _storable(text: str) -> bool:
+    """The service stores no NUL character and no lone surrogate."""
     try:
         text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: the service cannot store it raw
-        text = json.dumps(item)
-    return text
+    except UnicodeEncodeError:
+        return False
+    return "\x00" not in text
+
+
+def _item_json(item: Mapping[str, Any]) -> str:
+    text = json.dumps(item, ensure_ascii=False)  # NUL is escaped; a lone surrogate is not
+    return text if _storable(text) else json.dumps(item)
 
 
 def _is_call(item: Mapping[str, Any]) -> bool:
@@ -83,7 +88,7 @@ def item_to_message(item: Mapping[str, Any]) -> dict[str, Any]:
         set(item) == {"role", "content"}
         and item["role"] in _PLAIN_ROLES
         and isinstance(content, str)
-        and "\x00" not in content
+        and _storable(content)
     ):
         return dict(item)
     text = _item_json(item)
