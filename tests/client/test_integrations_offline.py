@@ -165,6 +165,20 @@ def test_mcp_server_lists_the_five_tools_with_schemas_and_maps_service_errors():
     asyncio.run(drive())
 
 
+def test_mcp_server_answers_a_tool_error_when_the_service_is_unreachable():
+    def down(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("connection refused", request=request)
+
+    client = TimelineClient(
+        "http://service", "tlk_x", http_client=httpx.Client(transport=httpx.MockTransport(down))
+    )
+    server = build_server(client, "conv")
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    with pytest.raises(ToolError, match="the timeline service could not be reached: connection refused"):
+        asyncio.run(server.call_tool("timeline_render", {"format": "text"}))
+
+
 def test_mcp_cli_flags_environment_and_missing_values(monkeypatch, capsys):
     monkeypatch.setenv("TIMELINE_API_URL", "http://env")
     monkeypatch.setenv("TIMELINE_API_KEY", "tlk_env")

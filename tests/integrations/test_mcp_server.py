@@ -5,11 +5,16 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
+import subprocess
+import time
 from typing import Any
 
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
+from tests.e2e.conftest import free_port
 from tests.integrations.conftest import ROOT, Live, console_script
 from timeline_app.client import TimelineClient
 
@@ -173,3 +178,45 @@ def test_timeline_mcp_over_stdio_against_a_live_server(live: Live):
         unknown_conversation(StdioServerParameters(command=command, args=flags, cwd=str(ROOT)))
     )
     assert "404" in message and "not found" in message.lower()
+
+
+async def over_http(url: str, compacted: str) -> None:
+    async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        assert {t.name for t in (await session.list_tools()).tools} == TOOLS
+        read_back = await session.call_tool("timeline_read", {"path": compacted})
+        assert not read_back.is_error and "quokka1 manifest" in text_of(read_back)
+        bad = await session.call_tool("timeline_read", {"path": "tc:turn_99.nothing.result"})
+        assert bad.is_error and "no block at path" in text_of(bad)
+
+
+def wait_for_port(port: int, process: subprocess.Popen, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "timeline-mcp exited early"
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    raise AssertionError("timeline-mcp did not listen in time")
+
+
+def test_timeline_mcp_over_streamable_http(live: Live):
+    with TimelineClient(live.url, live.key) as api:
+        paths = build_conversation(api)
+    port = free_port()
+    env = {**os.environ, "TIMELINE_API_URL": live.url, "TIMELINE_API_KEY": live.key}
+    command = [console_script("timeline-mcp"), "--conversation", CONV, "--transport", "streamable-http"]
+    process = subprocess.Popen(
+        [*command, "--port", str(port)],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port, process)
+        asyncio.run(over_http(f"http://127.0.0.1:{port}/mcp", paths["compacted"]))
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
