@@ -13,12 +13,13 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from tests.integrations.conftest import Live, console_script, python_blocks, readme_section
+from tests.integrations.fake_openai import fake_responses_api
 from timeline_app.client import TimelineClient
 
 pytestmark = pytest.mark.e2e
 
 
-def run_example(code: str, live: Live, cwd: Path) -> str:
+def run_example(code: str, live: Live, cwd: Path, **extra_env: str) -> str:
     """Run one README block in a fresh interpreter, with the virtualenv's bin on PATH (as when
     it is active) and the key exported, as the README says."""
     env = {
@@ -26,6 +27,7 @@ def run_example(code: str, live: Live, cwd: Path) -> str:
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         "TIMELINE_API_URL": live.url,
         "TIMELINE_API_KEY": live.key,
+        **extra_env,
     }
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
@@ -55,7 +57,7 @@ async def start_from_config(config: dict, live: Live) -> list[str]:
 
 def test_every_integrations_example_in_the_readme_runs(live: Live, tmp_path: Path):
     section = readme_section("Integrations")
-    mcp_example, agents_example = python_blocks(section)
+    mcp_example, runner_example, agents_example = python_blocks(section)
     (config,) = json_blocks(section)
 
     out = run_example(mcp_example, live, tmp_path).splitlines()
@@ -73,6 +75,28 @@ def test_every_integrations_example_in_the_readme_runs(live: Live, tmp_path: Pat
         api.start_turn("support-42", "Is my order late?", turn_id="turn_1")
     tools = asyncio.run(start_from_config(config, live))
     assert len(tools) == 5
+
+    with fake_responses_api() as (base_url, requests):
+        out = run_example(
+            runner_example,
+            live,
+            tmp_path,
+            OPENAI_API_KEY="sk-test",
+            OPENAI_BASE_URL=base_url,
+            OPENAI_AGENTS_DISABLE_TRACING="1",
+        ).splitlines()
+    assert out == ["Order 1234 has shipped.", "It went with DHL."], "the second run knew the first"
+    assert len(requests) == 3
+    second_turn = requests[2]["input"]
+    assert [i.get("type", i.get("role")) for i in second_turn] == [
+        "user",
+        "function_call",
+        "function_call_output",
+        "message",
+        "user",
+    ], "the model got the whole history from the service"
+    with TimelineClient(live.url, live.key) as api:
+        assert len(api.search("support-7", "DHL")) == 2, "the tool output and the answer are stored"
 
     out = run_example(agents_example, live, tmp_path).splitlines()
     assert out == [
