@@ -11,6 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from mcp.server.mcpserver.exceptions import ToolError
 
 from compaction import strategies
 from timeline_app.client import TimelineClient
@@ -153,8 +154,6 @@ def test_mcp_server_lists_the_five_tools_with_schemas_and_maps_service_errors():
             "timeline_render",
         }
         assert tools["timeline_hide"].input_schema["required"] == ["path", "replacement_text"]
-        from mcp.server.mcpserver.exceptions import ToolError
-
         with pytest.raises(ToolError, match=r"no block at path 'x' \(HTTP 404 not_found\)"):
             await server.call_tool("timeline_read", {"path": "x"})
         found = await server.call_tool("timeline_search", {"query": "zebra"})
@@ -173,8 +172,6 @@ def test_mcp_server_answers_a_tool_error_when_the_service_is_unreachable():
         "http://service", "tlk_x", http_client=httpx.Client(transport=httpx.MockTransport(down))
     )
     server = build_server(client, "conv")
-    from mcp.server.mcpserver.exceptions import ToolError
-
     with pytest.raises(ToolError, match="the timeline service could not be reached: connection refused"):
         asyncio.run(server.call_tool("timeline_render", {"format": "text"}))
 

@@ -52,11 +52,12 @@ replacement text, or a path that timeline_search found. Paths look like "tc:turn
 does not exist is an error."""
 
 SEARCH_DESCRIPTION = """\
-Search this context's stored blocks for words (case-insensitive), over the whole history: \
-blocks that were compacted into a summary and blocks that are hidden are searched too, and \
-marked so. Each hit gives the block's path and a snippet; call timeline_read with that path for \
-the full text. Use it to recall a fact, number or name from earlier in the conversation that \
-your current context no longer shows."""
+Search this context's stored blocks over the whole history: blocks that were compacted into a \
+summary and blocks that are hidden are searched too, and marked so. Every word of the query \
+must occur in a block (case-insensitive, whole words; "quoted phrase" and -word work on \
+PostgreSQL); the best matches come first, at most 50. Each hit gives the block's path and a \
+snippet; call timeline_read with that path for the full text. Use it to recall a fact, number \
+or name from earlier in the conversation that your current context no longer shows."""
 
 HIDE_DESCRIPTION = """\
 Hide the block(s) at a path from future renders of the context, replaced by replacement_text \
