@@ -14,10 +14,11 @@ import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 
 from compaction import strategies
-from timeline_app.client import TimelineClient
+from timeline_app.client import TimelineAPIError, TimelineClient
 from timeline_app.client.mcp_server import _parser, build_server, main
 from timeline_app.client.openai_agents import (
     ITEM_NAME,
+    TimelineSession,
     item_to_message,
     keep_pairs,
     latest,
@@ -124,6 +125,29 @@ def test_limits_and_pairs():
     assert latest(items, 100) == items
     assert keep_pairs([second_call, output, second_output, answer]) == [second_call, second_output, answer]
     assert keep_pairs([call]) == [call], "a call still waiting for its output stays"
+
+
+def mock_client(answer) -> TimelineClient:
+    return TimelineClient(
+        "http://service", "tlk_x", http_client=httpx.Client(transport=httpx.MockTransport(answer))
+    )
+
+
+def test_a_session_is_empty_before_its_conversation_exists_but_a_wrong_url_is_an_error():
+    def unknown(request: httpx.Request) -> httpx.Response:
+        body = {"error": {"code": "not_found", "message": "conversation 'x' not found", "details": {}}}
+        return httpx.Response(404, json=body)
+
+    session = TimelineSession("x", client=mock_client(unknown))
+    assert asyncio.run(session.get_items()) == []
+    assert asyncio.run(session.pop_item()) is None
+    assert asyncio.run(session.get_all_items()) == []
+
+    def wrong_url(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(404, text="<html>Not Found</html>")
+
+    with pytest.raises(TimelineAPIError, match="404 http_error"):
+        asyncio.run(TimelineSession("x", client=mock_client(wrong_url)).get_items())
 
 
 def test_mcp_server_lists_the_five_tools_with_schemas_and_maps_service_errors():

@@ -248,7 +248,7 @@ class TimelineSession:
             else:
                 messages = [m.to_dict() for m in self.context.messages]
         except TimelineAPIError as exc:
-            if exc.status == 404:  # no conversation or no context yet: an empty session
+            if _not_found(exc):  # no conversation or no context yet: an empty session
                 return []
             raise
         items = keep_pairs([message_to_item(m) for m in messages])
@@ -296,7 +296,7 @@ class TimelineSession:
         try:
             exported = self.client.export(self.session_id, context=self.context.name)
         except TimelineAPIError as exc:
-            if exc.status == 404:
+            if _not_found(exc):
                 return []
             raise
         start = int(exported.get("view_start_seq") or 0)
@@ -307,6 +307,11 @@ class TimelineSession:
             if block["seq"] >= start and isinstance(message, dict) and isinstance(meta.get("timestamp"), str):
                 messages.append({**message, "timestamp": meta["timestamp"]})
         return messages
+
+
+def _not_found(exc: TimelineAPIError) -> bool:
+    """The service's own 404 (no such conversation or context), not a wrong URL's."""
+    return exc.status == 404 and exc.code == "not_found"
 
 
 def _as_dict(item: Any) -> dict[str, Any]:
