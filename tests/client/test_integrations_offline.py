@@ -150,6 +150,45 @@ def test_a_session_is_empty_before_its_conversation_exists_but_a_wrong_url_is_an
         asyncio.run(TimelineSession("x", client=mock_client(wrong_url)).get_items())
 
 
+def test_add_items_creates_the_conversation_once_and_stores_sdk_models_as_json():
+    from openai.types.responses import ResponseFunctionToolCall
+
+    posted: list[tuple[str, dict]] = []
+
+    def service(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        posted.append((request.url.path, body))
+        if request.url.path == "/api/v1/conversations/":
+            return httpx.Response(
+                409, json={"error": {"code": "conflict", "message": "exists", "details": {}}}
+            )
+        stored = [
+            {**m, "timestamp": "2026-01-01T00:00:00.000000Z", "message_id": f"m{i}"}
+            for i, m in enumerate(body["messages"])
+        ]
+        return httpx.Response(201, json={"messages": stored})
+
+    session = TimelineSession("orders", client=mock_client(service), settings={"max_tokens": 9000})
+    call = ResponseFunctionToolCall(type="function_call", call_id="call_1", name="lookup", arguments="{}")
+    asyncio.run(session.add_items([call]))  # a pydantic model: its JSON, unset fields left out
+    asyncio.run(session.add_items([{"role": "user", "content": "hi"}]))
+    asyncio.run(session.add_items([]))
+    assert [path for path, _ in posted] == [
+        "/api/v1/conversations/",
+        "/api/v1/conversations/orders/contexts/main/messages/",
+        "/api/v1/conversations/orders/contexts/main/messages/",
+    ]
+    assert posted[0][1] == {"id": "orders", "title": "", "settings": {"max_tokens": 9000}}
+    (message,) = posted[1][1]["messages"]
+    assert json.loads(message["content"]) == {
+        "type": "function_call",
+        "call_id": "call_1",
+        "name": "lookup",
+        "arguments": "{}",
+    }
+    assert posted[2][1] == {"messages": [{"role": "user", "content": "hi"}]}
+
+
 def test_mcp_server_lists_the_five_tools_with_schemas_and_maps_service_errors():
     def app(request: httpx.Request) -> httpx.Response:
         if request.url.path.endswith("/blocks/"):
