@@ -1,0 +1,57 @@
+"""Live-server fixtures for the integration tests (MCP server, OpenAI Agents SDK session).
+
+The integrations talk to the service over HTTP only, so every test here runs against a real
+``runserver`` process on the test database (``server`` from tests/e2e).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import server  # noqa: F401  (the live server fixture)
+from timeline_app import services
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+
+
+@dataclass(frozen=True)
+class Live:
+    url: str
+    key: str
+
+
+@pytest.fixture
+def live(server) -> Live:  # noqa: F811
+    """The live server's URL and a fresh API key of its own tenant."""
+    _, raw_key = services.api_key_create(tenant_name="integrations")
+    return Live(url=server, key=raw_key)
+
+
+def console_script(name: str) -> str:
+    """A console script installed beside the running interpreter (``.venv/bin/…``)."""
+    found = shutil.which(name, path=str(Path(sys.executable).parent))
+    assert found, f"{name} is not installed: run make install"
+    return found
+
+
+def readme_section(title: str) -> str:
+    """The text of the README section ``## title`` (up to the next ``## `` heading)."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index(f"\n## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end != -1 else len(text)]
+
+
+def python_blocks(section: str) -> list[str]:
+    """The ```python code blocks of a README section, in order."""
+    blocks: list[str] = []
+    parts = section.split("```python\n")
+    for part in parts[1:]:
+        blocks.append(part.split("\n```", 1)[0] + "\n")
+    return blocks
