@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from typing import get_args
 
 import pytest
 from django.utils import timezone
 
 from tests.admin import urls
 from tests.admin.builders import compacted_conversation
+from timeline_app.admin.display import PRUNING_WORDS
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.rendering.ttl import TtlStatus
 from timeline_app.services.render import timeline_render
 
 PREVIEW_QUERIES = 10
@@ -108,3 +111,23 @@ def test_preview_of_another_context(support, compacted):
     html = support.get(urls.render_preview(conversation.pk, context="attempt_a")).content.decode()
     assert "[TURN turn_a001]" in html and "turn_t008" not in html
     assert support.get(urls.render_preview(conversation.pk, context="missing")).status_code == 404
+
+
+def test_every_pruning_status_has_words() -> None:
+    assert set(get_args(TtlStatus)) == set(PRUNING_WORDS)
+
+
+@pytest.mark.django_db
+def test_pruning_status_is_shown_in_words(support, compacted):
+    conversation, timeline = compacted
+
+    def shown() -> str:
+        html = support.get(urls.render_preview(conversation.pk)).content.decode()
+        return re.search(r'<dd class="tl-pruning">(.*?)</dd>', html, flags=re.S).group(1)
+
+    assert shown() == PRUNING_WORDS["armed"]
+    Timeline.objects.filter(pk=timeline.pk).update(cache_last_touch_at=timezone.now())
+    assert shown() == PRUNING_WORDS["fresh"]
+    Timeline.objects.filter(pk=timeline.pk).update(cache_last_touch_at=timezone.now() - timedelta(hours=1))
+    assert shown().startswith("cache expired")
+    assert shown() not in {"armed", "fresh", "no_effect", "pruned"}
