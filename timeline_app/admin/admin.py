@@ -45,6 +45,9 @@ else:
 admin.site.site_header = "Timeline service"
 admin.site.site_title = "Timeline service admin"
 admin.site.index_title = "Conversations, timelines and compactions"
+# The lists are wide (ids, paths, statuses): on a 1366 px laptop the app sidebar would push the
+# status columns out of sight. Breadcrumbs and the index lead everywhere it did.
+admin.site.enable_nav_sidebar = False
 
 
 class ReadOnlyAdmin(ModelAdmin):
@@ -62,6 +65,11 @@ class ReadOnlyAdmin(ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+def _quiet(text: str) -> str:
+    """A secondary line of a list cell, in the admin's quiet colour."""
+    return format_html('<span class="tl-quiet">{}</span>', text) if text else ""
 
 
 # ---------------------------------------------------------------- conversations
@@ -106,7 +114,7 @@ class ConversationAdmin(ConversationPages, ReadOnlyAdmin):
     def blocks(self, obj: Conversation) -> int:
         return int(getattr(obj, "block_count", 0) or 0)
 
-    @admin.display(description="last activity (UTC)", ordering="last_activity_at")
+    @admin.display(description="last activity", ordering="last_activity_at")
     def last_activity(self, obj: Conversation) -> str:
         return display.utc(obj.last_activity_at)
 
@@ -235,16 +243,13 @@ class BlockAdmin(ReadOnlyAdmin):
 class CompactionAdmin(ReadOnlyAdmin):
     list_display = (
         "id",
-        "conversation",
-        "context",
+        "conversation_and_context",
         "trigger",
         "status_badge",
         "started",
         "duration",
         "tokens",
-        "compacted_tokens",
-        "summarizer",
-        "model",
+        "summarizer_and_model",
         "error_short",
     )
     list_filter = ("status", "trigger")
@@ -310,11 +315,25 @@ class CompactionAdmin(ReadOnlyAdmin):
     def duration(self, obj: Compaction) -> str:
         if obj.finished_at is None:
             return "running"
-        return f"{obj.duration_ms} ms (summarize {obj.summarize_ms} ms)"
+        return format_html("{} ms<br>{}", obj.duration_ms, _quiet(f"summarize {obj.summarize_ms} ms"))
 
-    @admin.display(description="tokens before → after")
+    @admin.display(description="tokens")
     def tokens(self, obj: Compaction) -> str:
-        return f"{obj.before_tokens} → {obj.after_tokens}" if obj.after_tokens else f"{obj.before_tokens} → —"
+        """Before → after, and the compacted tokens (the list's columns fit a laptop screen)."""
+        after = obj.after_tokens or display.NOTHING
+        return format_html(
+            "{} → {}<br>{}", obj.before_tokens, after, _quiet(f"{obj.compacted_tokens} compacted")
+        )
+
+    @admin.display(description="conversation · context")
+    def conversation_and_context(self, obj: Compaction) -> str:
+        return format_html(
+            "{}<br>{}", display.conversation_link(obj.timeline.conversation), _quiet(obj.timeline.name)
+        )
+
+    @admin.display(description="summarizer")
+    def summarizer_and_model(self, obj: Compaction) -> str:
+        return format_html("{}<br>{}", obj.summarizer or display.NOTHING, _quiet(obj.model))
 
     @admin.display(description="error")
     def error_short(self, obj: Compaction) -> str:
