@@ -11,9 +11,11 @@ import pytest
 from django.utils import timezone
 
 from tests.admin import urls
-from tests.admin.builders import compacted_conversation
+from tests.admin.builders import compacted_conversation, contribute_turns
+from timeline_app import services
 from timeline_app.admin.display import PRUNING_WORDS
 from timeline_app.models import Block, Compaction, Timeline
+from timeline_app.rendering import blocks as b
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.rendering.ttl import TtlStatus
 from timeline_app.services.render import timeline_render
@@ -83,8 +85,6 @@ def test_first_preview_does_not_start_the_cache_clock(support, compacted, django
 
 @pytest.mark.django_db
 def test_preview_escapes_block_text(support, compacted):
-    from timeline_app import services
-    from timeline_app.rendering import blocks as b
 
     conversation, timeline = compacted
     services.blocks_append(
@@ -101,8 +101,6 @@ def test_preview_escapes_block_text(support, compacted):
 
 @pytest.mark.django_db
 def test_preview_of_another_context(support, compacted):
-    from tests.admin.builders import contribute_turns
-    from timeline_app import services
 
     conversation, _ = compacted
     contribute_turns(

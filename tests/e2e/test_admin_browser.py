@@ -22,6 +22,8 @@ from timeline_app.models import Block, Compaction, Tenant
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+# A laptop screen: what support staff have when a ticket comes in.
+NARROW = 1366
 
 pytestmark = [
     pytest.mark.e2e,
@@ -48,7 +50,7 @@ def browser() -> Iterator[object]:
         "--disable-component-update",
         "--disable-sync",
         "--disable-dev-shm-usage",
-        "--window-size=1400,1000",
+        f"--window-size={NARROW},1000",
         f"--user-data-dir={profile}",
     ):
         options.add_argument(flag)
@@ -61,7 +63,7 @@ def browser() -> Iterator[object]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
-def screenshot(driver, name: str, element=None, width: int = 1400) -> Path:
+def screenshot(driver, name: str, element=None, width: int = NARROW) -> Path:
     """A full-page screenshot, or one element whole (the window grows to the page's height first)."""
     ARTIFACTS.mkdir(exist_ok=True)
     height = driver.execute_script("return document.documentElement.scrollHeight")
@@ -133,10 +135,6 @@ def test_support_user_browses_a_compacted_conversation(live_server, browser):
     screenshot(browser, "admin-06-render-preview")
 
 
-# A laptop screen: what support staff have when a ticket comes in.
-NARROW = 1366
-
-
 def _login(browser, live_server, next_url: str) -> None:
     roles.ensure_roles()
     user = User.objects.create_user(username="sam", password="sam-password-1", is_staff=True)
@@ -183,7 +181,7 @@ def test_list_pages_fit_a_1366px_window_with_their_status_columns(live_server, b
         browser.get(f"{live_server.url}/admin/timeline_app/{model}/")
         viewport = browser.execute_script("return document.documentElement.clientWidth")
         assert viewport <= NARROW
-        screenshot(browser, f"admin-1366-{model}-list", width=NARROW)
+        screenshot(browser, f"admin-1366-{model}-list")
         # The page does not scroll sideways, nor does the table inside it.
         page = browser.execute_script("return document.documentElement.scrollWidth")
         assert page <= viewport, (model, page, viewport)
