@@ -12,8 +12,7 @@ from timeline_app.models import Conversation, Tenant
 
 
 def _by_public_id(public_id: str, page: str = "change") -> str:
-    name = "change" if page == "change" else page
-    return reverse(f"admin:timeline_app_conversation_{name}", args=[public_id])
+    return reverse(f"admin:timeline_app_conversation_{page}", args=[public_id])
 
 
 @pytest.mark.django_db
@@ -74,3 +73,11 @@ def test_an_unknown_public_id_says_it_does_not_exist(support, db):
     assert response.redirect_chain == [("/admin/", 302)]
     assert "doesn’t exist" in response.content.decode()
     assert not Conversation.objects.exists()
+
+
+@pytest.mark.django_db
+def test_djangos_own_history_page_opens_by_public_id(support, compacted):
+    conversation, _ = compacted
+    response = support.get(_by_public_id(conversation.public_id, "history"))
+    assert response.status_code == 200
+    assert response.context["object"] == conversation

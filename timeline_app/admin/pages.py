@@ -71,10 +71,15 @@ def _pick(matches: list[Conversation]) -> Conversation | None:
 
 
 class ConversationPages(_ModelAdmin):
+    """The custom pages of ``ConversationAdmin``, as its methods (see the module docstring)."""
+
     # ------------------------------------------------------------ lookup and URLs
 
-    def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None) -> Any:
-        """A conversation by its database id or by a public id only one tenant uses."""
+    def get_object(
+        self, request: HttpRequest, object_id: str, from_field: str | None = None
+    ) -> Conversation | None:
+        """A conversation by its database id or by a public id only one tenant uses (Django's own
+        views, e.g. the history, use this too)."""
         return _pick(admin_selectors.conversation_lookup(object_id=unquote(object_id)))
 
     def conversation_or_redirect(self, request: HttpRequest, object_id: str) -> Conversation | HttpResponse:

@@ -198,12 +198,12 @@ def _turn_parts(
         (one_line(getattr(x, "text_head", ""), PROMPT_CHARS) for x in turn_blocks if x.type == b.USER_PROMPT),
         "",
     )
-    started = display.utc(next((x.ts for x in turn_blocks if x.ts), ""))
+    ts = next((x.ts for x in turn_blocks if x.ts), "")
     for index, (key, part_blocks) in enumerate(parts):
         part = TurnPart(
             turn_id=turn_id,
             prompt=prompt,
-            started="" if started == display.NOTHING else started,
+            started=display.utc(ts) if ts else "",
             blocks=[_block_row(x, view_start_seq=timeline.view_start_seq) for x in part_blocks],
             block_total=turn["block_total"],
             tokens=sum(x.replacement_tokens if x.hidden else x.tokens for x in part_blocks),
