@@ -17,9 +17,7 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.loader import render_to_string
-from django.urls import reverse
 from django.utils.html import format_html
-from django.utils.http import urlencode
 
 from timeline_app import roles
 from timeline_app.admin import display
@@ -33,7 +31,7 @@ from timeline_app.admin.filters import (
 from timeline_app.admin.pages import ConversationPages
 from timeline_app.admin.paginator import EstimatedCountPaginator
 from timeline_app.admin.sections import digest_tables
-from timeline_app.models import ApiKey, Block, Compaction, Conversation, Tenant
+from timeline_app.models import Block, Compaction, Conversation
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.text import one_line
 
@@ -360,53 +358,3 @@ class CompactionAdmin(ReadOnlyAdmin):
     @admin.display(description="digest")
     def digest_display(self, obj: Compaction) -> str:
         return render_to_string("admin/timeline_app/_digest.html", {"digest": digest_tables(obj.digest)})
-
-
-# ---------------------------------------------------------------- tenants and keys
-
-
-@admin.register(Tenant)
-class TenantAdmin(ModelAdmin):
-    list_display = ("name", "created", "conversations")
-    search_fields = ("name",)
-    ordering = ("name",)
-    show_full_result_count = False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False  # deleting a tenant would delete its conversations: not an admin click
-
-    @admin.display(description="created", ordering="created_at")
-    def created(self, obj: Tenant) -> str:
-        return display.utc(obj.created_at)
-
-    @admin.display(description="conversations")
-    def conversations(self, obj: Tenant) -> str:
-        url = (
-            reverse("admin:timeline_app_conversation_changelist")
-            + "?"
-            + urlencode({"tenant__id__exact": obj.pk})
-        )
-        return format_html('<a href="{}">browse</a>', url)
-
-
-@admin.register(ApiKey)
-class ApiKeyAdmin(ReadOnlyAdmin):
-    """Keys are created (and shown once) by ``manage.py create_api_key``; never their hash here."""
-
-    list_display = ("prefix_display", "tenant", "name", "created", "revoked")
-    list_select_related = ("tenant",)
-    list_filter = ("tenant",)
-    fields = ("tenant", "name", "prefix_display", "created", "revoked")
-    ordering = ("-id",)
-
-    @admin.display(description="key")
-    def prefix_display(self, obj: ApiKey) -> str:
-        return f"{obj.prefix}…"
-
-    @admin.display(description="created", ordering="created_at")
-    def created(self, obj: ApiKey) -> str:
-        return display.utc(obj.created_at)
-
-    @admin.display(description="revoked", ordering="revoked_at")
-    def revoked(self, obj: ApiKey) -> str:
-        return display.utc(obj.revoked_at) if obj.revoked_at else ""
