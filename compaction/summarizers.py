@@ -22,6 +22,7 @@ from timeline_app.rendering.blocks import (
     USER_PROMPT,
     Block,
 )
+from timeline_app.rendering.text import ellipsize, one_line
 from timeline_app.rendering.tokens import count_text_tokens
 
 Purpose = Literal["history", "split_turn"]
@@ -55,23 +56,6 @@ class Summarizer(Protocol):
 # --------------------------------------------------------------------------------------------
 # Transcript for LLM summarizers
 
-_WS = re.compile(r"\s+")
-
-
-def _one_line(text: str, limit: int) -> str:
-    """Whitespace collapsed to single spaces, cut to ``limit`` characters (with an ellipsis)."""
-    head = text[: limit * 2 + 16]  # bound the regex work on huge texts
-    flat = _WS.sub(" ", head).strip()
-    if len(flat) > limit or len(text) > len(head):
-        return flat[: max(0, limit - 1)].rstrip() + "…"
-    return flat
-
-
-def _trim(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    return text[: max(0, limit - 1)].rstrip() + "…"
-
 
 def transcript(blocks: Sequence[Block], *, per_block_chars: int = 2000) -> str:
     """A compact plain-text transcript of ``blocks`` for an LLM: one header line per block
@@ -99,7 +83,9 @@ def transcript(blocks: Sequence[Block], *, per_block_chars: int = 2000) -> str:
             body = f"(binary {b.mime or 'payload'}){' ' + b.text if b.text else ''}"
         else:
             body = b.text
-        parts.append(" ".join(head) + ("\n" + _trim(body.strip(), per_block_chars) if body.strip() else ""))
+        parts.append(
+            " ".join(head) + ("\n" + ellipsize(body.strip(), per_block_chars) if body.strip() else "")
+        )
     return "\n\n".join(parts)
 
 
@@ -126,7 +112,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 
 
 def _first_sentence(text: str) -> str:
-    flat = _one_line(text, _LINE_CHARS)
+    flat = one_line(text, _LINE_CHARS)
     match = _SENTENCE_END.search(flat)
     return flat[: match.start()] if match else flat
 
@@ -204,12 +190,12 @@ class ExtractiveSummarizer:
             text = _visible_text(b)
             if b.type == USER_PROMPT or b.author == "user":
                 if text.strip():
-                    add(sections.GOALS, f"- {label}{_one_line(text, _LINE_CHARS)}")
+                    add(sections.GOALS, f"- {label}{one_line(text, _LINE_CHARS)}")
             elif b.type == ASSISTANT_COMPLETION and text.strip():
                 add(sections.DECISIONS, f"- {label}{_first_sentence(text)}")
             if _is_error(b):
                 where = b.path or b.type
-                detail = _one_line(text, 200) if text.strip() else "error"
+                detail = one_line(text, 200) if text.strip() else "error"
                 add(sections.ERRORS, f"- `{where}`: {detail}")
             tc = b.tool_call_id
             if b.path:
@@ -312,7 +298,7 @@ _SECRET = re.compile(r"(sk-[A-Za-z0-9_\-]{6,}|(?i:x-api-key|api[_-]?key|authoriz
 
 def redact(message: str, *, limit: int = 300) -> str:
     """A short, storable error message with anything that looks like a credential removed."""
-    return _trim(_SECRET.sub("[redacted]", message), limit)
+    return ellipsize(_SECRET.sub("[redacted]", message), limit)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from tests.admin.builders import compacted_conversation, contribute_turns, hide
 from timeline_app import selectors
 from timeline_app.admin.admin import ConversationAdmin
 from timeline_app.admin.selectors import conversation_admin_list
-from timeline_app.models import Block, Compaction, Conversation, Timeline
+from timeline_app.models import Block, Compaction, Conversation, Tenant, Timeline
 from timeline_app.rendering import blocks as b
 from timeline_app.services.conversations import conversation_create, timeline_get_or_create
 
@@ -117,7 +117,6 @@ def test_list_never_counts_the_whole_table_next_to_the_filtered_count(support, t
 
 @pytest.mark.django_db
 def test_filter_by_tenant(support, tenant):
-    from timeline_app.models import Tenant
 
     other = Tenant.objects.create(name="globex")
     _plain(tenant, "mine")

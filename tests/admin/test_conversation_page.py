@@ -9,7 +9,7 @@ import re
 import pytest
 
 from tests.admin import urls
-from tests.admin.builders import contribute_turns, split_turn_conversation
+from tests.admin.builders import compact, contribute_turns, split_turn_conversation
 from timeline_app.admin.pages import BLOCKS_PER_TURN, TURNS_PER_PAGE
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering import blocks as b
@@ -254,7 +254,6 @@ def test_unknown_conversation_redirects_with_a_message_like_any_admin_object(sup
 
 @pytest.mark.django_db
 def test_each_summary_collapses_the_range_it_compacted(support, compacted):
-    from tests.admin.builders import compact
 
     conversation, timeline = compacted
     contribute_turns(timeline, turns=8, start=9)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.db import connection
 
-from timeline_app.admin.pages import EstimatedCountPaginator
+from timeline_app.admin.paginator import EstimatedCountPaginator
 from timeline_app.models import Block, Conversation
 
 

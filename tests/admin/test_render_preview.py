@@ -5,14 +5,21 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from typing import get_args
 
 import pytest
 from django.utils import timezone
 
 from tests.admin import urls
-from tests.admin.builders import compacted_conversation
+from tests.admin.builders import compacted_conversation, contribute_turns
+from timeline_app.admin.display import PRUNING_WORDS
 from timeline_app.models import Block, Compaction, Timeline
+from timeline_app.rendering import blocks as b
+from timeline_app.rendering.contributions import NewBlock
 from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.rendering.ttl import TtlStatus
+from timeline_app.services.blocks import blocks_append
+from timeline_app.services.conversations import timeline_get_or_create
 from timeline_app.services.render import timeline_render
 
 PREVIEW_QUERIES = 10
@@ -80,9 +87,6 @@ def test_first_preview_does_not_start_the_cache_clock(support, compacted, django
 
 @pytest.mark.django_db
 def test_preview_escapes_block_text(support, compacted):
-    from timeline_app.rendering import blocks as b
-    from timeline_app.rendering.contributions import NewBlock
-    from timeline_app.services.blocks import blocks_append
 
     conversation, timeline = compacted
     blocks_append(
@@ -95,11 +99,29 @@ def test_preview_escapes_block_text(support, compacted):
 
 @pytest.mark.django_db
 def test_preview_of_another_context(support, compacted):
-    from tests.admin.builders import contribute_turns
-    from timeline_app.services.conversations import timeline_get_or_create
 
     conversation, _ = compacted
     contribute_turns(timeline_get_or_create(conversation=conversation, name="attempt_a"), turns=1, prefix="a")
     html = support.get(urls.render_preview(conversation.pk, context="attempt_a")).content.decode()
     assert "[TURN turn_a001]" in html and "turn_t008" not in html
     assert support.get(urls.render_preview(conversation.pk, context="missing")).status_code == 404
+
+
+def test_every_pruning_status_has_words() -> None:
+    assert set(get_args(TtlStatus)) == set(PRUNING_WORDS)
+
+
+@pytest.mark.django_db
+def test_pruning_status_is_shown_in_words(support, compacted):
+    conversation, timeline = compacted
+
+    def shown() -> str:
+        html = support.get(urls.render_preview(conversation.pk)).content.decode()
+        return re.search(r'<dd class="tl-pruning">(.*?)</dd>', html, flags=re.S).group(1)
+
+    assert shown() == PRUNING_WORDS["armed"]
+    Timeline.objects.filter(pk=timeline.pk).update(cache_last_touch_at=timezone.now())
+    assert shown() == PRUNING_WORDS["fresh"]
+    Timeline.objects.filter(pk=timeline.pk).update(cache_last_touch_at=timezone.now() - timedelta(hours=1))
+    assert shown().startswith("cache expired")
+    assert shown() not in {"armed", "fresh", "no_effect", "pruned"}

@@ -10,14 +10,20 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.utils import timezone
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
 
 from tests.admin.builders import compacted_conversation
 from timeline_app import roles
-from timeline_app.models import Tenant
+from timeline_app.models import Block, Compaction, Tenant
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+# A laptop screen: what support staff have when a ticket comes in.
+NARROW = 1366
 
 pytestmark = [
     pytest.mark.e2e,
@@ -31,9 +37,6 @@ pytestmark = [
 
 @pytest.fixture
 def browser() -> Iterator[object]:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
     profile = tempfile.mkdtemp(prefix="tl-chromium-")
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
@@ -47,7 +50,7 @@ def browser() -> Iterator[object]:
         "--disable-component-update",
         "--disable-sync",
         "--disable-dev-shm-usage",
-        "--window-size=1400,1000",
+        f"--window-size={NARROW},1000",
         f"--user-data-dir={profile}",
     ):
         options.add_argument(flag)
@@ -60,21 +63,19 @@ def browser() -> Iterator[object]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
-def screenshot(driver, name: str, element=None) -> Path:
+def screenshot(driver, name: str, element=None, width: int = NARROW) -> Path:
     """A full-page screenshot, or one element whole (the window grows to the page's height first)."""
     ARTIFACTS.mkdir(exist_ok=True)
     height = driver.execute_script("return document.documentElement.scrollHeight")
-    driver.set_window_size(1400, min(max(int(height), 800), 12000))
+    driver.set_window_size(width, min(max(int(height), 800), 12000))
     target = ARTIFACTS / f"{name}.png"
     save = driver.save_screenshot if element is None else element.screenshot
     assert save(str(target)), f"could not save {target}"
-    driver.set_window_size(1400, 1000)
+    driver.set_window_size(width, 1000)
     return target
 
 
 def test_support_user_browses_a_compacted_conversation(live_server, browser):
-    from selenium.webdriver.common.by import By
-
     roles.ensure_roles()
     user = User.objects.create_user(username="sam", password="sam-password-1", is_staff=True)
     user.groups.add(Group.objects.get(name=roles.SUPPORT))
@@ -132,3 +133,63 @@ def test_support_user_browses_a_compacted_conversation(live_server, browser):
     marks = browser.find_elements(By.CSS_SELECTOR, "pre.tl-render mark")
     assert marks and marks[0].text.startswith("=>[")
     screenshot(browser, "admin-06-render-preview")
+
+
+def _login(browser, live_server, next_url: str) -> None:
+    roles.ensure_roles()
+    user = User.objects.create_user(username="sam", password="sam-password-1", is_staff=True)
+    user.groups.add(Group.objects.get(name=roles.SUPPORT))
+    browser.get(f"{live_server.url}/admin/login/?next={next_url}")
+    browser.find_element(By.NAME, "username").send_keys("sam")
+    browser.find_element(By.NAME, "password").send_keys("sam-password-1")
+    browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
+
+
+def _long_values(tenant: Tenant) -> None:
+    """The widest values a list meets: a long title, a failed compaction with a long error and
+    model name, long paths."""
+    _, timeline = compacted_conversation(
+        tenant, public_id="conv-2026-03-01-support-ticket-48151623", title="Trip planning " * 12
+    )
+    Compaction.objects.create(
+        timeline=timeline,
+        trigger="background",
+        status="failed",
+        summarizer="anthropic",
+        model="claude-sonnet-4-5-20250929-extended-context",
+        error="APITimeoutError: " + "the provider did not answer in time; " * 8,
+        before_tokens=123456,
+        duration_ms=30000,
+        started_at=timezone.now(),
+        finished_at=timezone.now(),
+    )
+    Block.objects.filter(timeline=timeline, type="react.tool.result").update(
+        path="tc:turn_2026_03_01_with_a_long_id.tc_web_search_0123456789abcdef.result"
+    )
+
+
+def test_list_pages_fit_a_1366px_window_with_their_status_columns(live_server, browser):
+    _long_values(Tenant.objects.create(name="acme-international-holdings"))
+    _login(browser, live_server, "/admin/timeline_app/conversation/")
+    browser.set_window_size(NARROW, 900)
+    lists = {
+        "conversation": "column-compactions",
+        "compaction": "column-status_badge",
+        "block": "column-hidden_display",
+    }
+    for model, status_column in lists.items():
+        browser.get(f"{live_server.url}/admin/timeline_app/{model}/")
+        viewport = browser.execute_script("return document.documentElement.clientWidth")
+        assert viewport <= NARROW
+        screenshot(browser, f"admin-1366-{model}-list")
+        # The page does not scroll sideways, nor does the table inside it.
+        page = browser.execute_script("return document.documentElement.scrollWidth")
+        assert page <= viewport, (model, page, viewport)
+        results = browser.find_element(By.CSS_SELECTOR, "#changelist .results")
+        scroll, visible = browser.execute_script(
+            "return [arguments[0].scrollWidth, arguments[0].clientWidth]", results
+        )
+        assert scroll <= visible, (model, scroll, visible)
+        header = browser.find_element(By.CSS_SELECTOR, f"#result_list th.{status_column}")
+        right = browser.execute_script("return arguments[0].getBoundingClientRect().right", header)
+        assert header.is_displayed() and right <= viewport, (model, right, viewport)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import server  # noqa: F401  (the live server fixture)
-from timeline_app import services
+from timeline_app.services.api_keys import api_key_create
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -29,7 +29,7 @@ class Live:
 @pytest.fixture
 def live(server) -> Live:  # noqa: F811
     """The live server's URL and a fresh API key of its own tenant."""
-    _, raw_key = services.api_key_create(tenant_name="integrations")
+    _, raw_key = api_key_create(tenant_name="integrations")
     return Live(url=server, key=raw_key)
 
 

@@ -1,5 +1,8 @@
-"""The support admin: ModelAdmins (``admin``), their custom pages (``pages``) and the reads they
-need (``selectors``). Django's autodiscovery imports this package; the registrations live in
-``admin.py``."""
+"""The support admin. ``admin`` registers the ModelAdmins (Django's autodiscovery imports this
+package); ``pages`` holds the conversation's custom pages as methods of the mixin
+``ConversationAdmin`` inherits; ``selectors`` every read; ``sections`` the conversation page's
+rows; ``display`` how times, statuses and blocks are shown; ``filters`` and ``paginator`` the
+list helpers; ``tenants`` the tenant and API key admins. Nothing outside the admin imports it."""
 
 from timeline_app.admin import admin as admin
+from timeline_app.admin import tenants as tenants

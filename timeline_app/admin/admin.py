@@ -3,31 +3,37 @@ and digests, and preview a render. Read-only for everyone; the only mutating con
 "compact now" and "export", each behind its own permission (see ``timeline_app.roles``).
 
 Built for huge tables: no full result counts, annotated subqueries instead of per-row queries,
-``raw_id_fields``, no inlines of blocks. Custom pages live in ``timeline_app.admin.pages``.
+``raw_id_fields``, no inlines of blocks. The conversation's custom pages are the methods of
+``pages.ConversationPages``; list filters live in ``filters``, every read in ``selectors``, and how
+times, statuses and blocks are shown in ``display``.
 """
 
 from __future__ import annotations
 
 import json
-from datetime import timedelta
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
-from django.contrib.admin.utils import quote
-from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
 from django.template.loader import render_to_string
-from django.urls import URLPattern, path, reverse
-from django.utils import timezone
 from django.utils.html import format_html
-from django.utils.http import urlencode
 
 from timeline_app import roles
-from timeline_app.admin import pages as admin_views
+from timeline_app.admin import display
 from timeline_app.admin import selectors as admin_selectors
-from timeline_app.models import ApiKey, Block, Compaction, Conversation, Tenant
+from timeline_app.admin.filters import (
+    ActivityFilter,
+    BlockTypeFilter,
+    CompactionFailedFilter,
+    HasHiddenBlocksFilter,
+)
+from timeline_app.admin.pages import ConversationPages
+from timeline_app.admin.paginator import EstimatedCountPaginator
+from timeline_app.admin.sections import digest_tables
+from timeline_app.models import Block, Compaction, Conversation
 from timeline_app.rendering import blocks as b
+from timeline_app.rendering.text import one_line
 
 if TYPE_CHECKING:
     ModelAdmin = admin.ModelAdmin[Any]
@@ -37,6 +43,9 @@ else:
 admin.site.site_header = "Timeline service"
 admin.site.site_title = "Timeline service admin"
 admin.site.index_title = "Conversations, timelines and compactions"
+# The lists are wide (ids, paths, statuses): on a 1366 px laptop the app sidebar would push the
+# status columns out of sight. Breadcrumbs and the index lead everywhere it did.
+admin.site.enable_nav_sidebar = False
 
 
 class ReadOnlyAdmin(ModelAdmin):
@@ -44,7 +53,7 @@ class ReadOnlyAdmin(ModelAdmin):
 
     show_full_result_count = False
     show_facets = admin.ShowFacets.NEVER  # per-choice counts would scan huge tables
-    paginator = admin_views.EstimatedCountPaginator
+    paginator = EstimatedCountPaginator
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -56,93 +65,16 @@ class ReadOnlyAdmin(ModelAdmin):
         return False
 
 
-def _status_badge(status: str | None) -> str:
-    if not status:
-        return "—"
-    return format_html('<span class="tl-status tl-status-{}">{}</span>', status, status)
-
-
-def _conversation_link(conversation: Conversation, label: str | None = None) -> str:
-    url = reverse("admin:timeline_app_conversation_change", args=[quote(conversation.pk)])
-    return format_html('<a href="{}">{}</a>', url, label or conversation.public_id)
-
-
-# ---------------------------------------------------------------- list filters
-
-
-class HasHiddenBlocksFilter(admin.SimpleListFilter):
-    title = "hidden blocks"
-    parameter_name = "hidden_blocks"
-
-    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return [("yes", "Has hidden blocks"), ("no", "No hidden blocks")]
-
-    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
-        if self.value() in {"yes", "no"}:
-            return admin_selectors.conversations_with_hidden_blocks(queryset, present=self.value() == "yes")
-        return queryset
-
-
-class CompactionFailedFilter(admin.SimpleListFilter):
-    title = "compaction failed"
-    parameter_name = "compaction_failed"
-
-    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return [("last", "Last attempt failed"), ("any", "Any attempt failed")]
-
-    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
-        if self.value() in {"last", "any"}:
-            return admin_selectors.conversations_with_failed_compaction(
-                queryset, last_only=self.value() == "last"
-            )
-        return queryset
-
-
-class ActivityFilter(admin.SimpleListFilter):
-    title = "last activity"
-    parameter_name = "active"
-    WINDOWS = {"1h": timedelta(hours=1), "1d": timedelta(days=1), "7d": timedelta(days=7)}
-
-    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return [("1h", "In the last hour"), ("1d", "In the last day"), ("7d", "In the last 7 days")]
-
-    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
-        window = self.WINDOWS.get(self.value() or "")
-        if window is None:
-            return queryset
-        return admin_selectors.conversations_active_since(queryset, since=timezone.now() - window)
-
-
-class BlockTypeFilter(admin.SimpleListFilter):
-    """Fixed choices: listing the distinct types of a huge table would scan it."""
-
-    title = "type"
-    parameter_name = "type"
-    TYPES = (
-        b.TURN_HEADER,
-        b.USER_PROMPT,
-        b.USER_ATTACHMENT,
-        b.ASSISTANT_COMPLETION,
-        b.TOOL_CALL,
-        b.TOOL_RESULT,
-        b.NOTES,
-        b.PLAN,
-        b.PLAN_ACK,
-        b.SUMMARY,
-    )
-
-    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return [(t, t) for t in self.TYPES]
-
-    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
-        return queryset.filter(type=self.value()) if self.value() else queryset
+def _quiet(text: str) -> str:
+    """A secondary line of a list cell, in the admin's quiet colour."""
+    return format_html('<span class="tl-quiet">{}</span>', text) if text else ""
 
 
 # ---------------------------------------------------------------- conversations
 
 
 @admin.register(Conversation)
-class ConversationAdmin(ReadOnlyAdmin):
+class ConversationAdmin(ConversationPages, ReadOnlyAdmin):
     list_display = (
         "public_id",
         "title_display",
@@ -170,7 +102,7 @@ class ConversationAdmin(ReadOnlyAdmin):
 
     @admin.display(description="title")
     def title_display(self, obj: Conversation) -> str:
-        return admin_views.preview(obj.title, 80) if obj.title else "—"
+        return one_line(obj.title, 80) if obj.title else display.NOTHING
 
     @admin.display(description="turns")
     def turns(self, obj: Conversation) -> int:
@@ -180,9 +112,9 @@ class ConversationAdmin(ReadOnlyAdmin):
     def blocks(self, obj: Conversation) -> int:
         return int(getattr(obj, "block_count", 0) or 0)
 
-    @admin.display(description="last activity (UTC)", ordering="last_activity_at")
+    @admin.display(description="last activity", ordering="last_activity_at")
     def last_activity(self, obj: Conversation) -> str:
-        return obj.last_activity_at.strftime("%Y-%m-%d %H:%M")
+        return display.utc(obj.last_activity_at)
 
     @admin.display(description="visible tokens")
     def visible_tokens(self, obj: Conversation) -> int:
@@ -195,43 +127,13 @@ class ConversationAdmin(ReadOnlyAdmin):
         status = getattr(obj, "last_compaction_status", None)
         if not status:
             return str(count)
-        return format_html("{} {}", count, _status_badge(status))
+        return format_html("{} {}", count, display.status_badge(status))
 
     @admin.action(
         description="Compact the main context of the selected conversations", permissions=["compact"]
     )
     def compact_selected(self, request: HttpRequest, queryset: QuerySet[Conversation]) -> None:
-        admin_views.compact_conversations(self, request, queryset[:20])
-
-    def get_urls(self) -> list[URLPattern]:
-        def wrap(view: Any, name: str) -> URLPattern:
-            def bound(request: HttpRequest, object_id: str) -> HttpResponse:
-                return cast(HttpResponse, view(self, request, object_id))
-
-            return path(
-                f"<path:object_id>/{name}/",
-                self.admin_site.admin_view(bound),
-                name=f"timeline_app_conversation_{name}",
-            )
-
-        return [
-            wrap(admin_views.render_preview_page, "render"),
-            wrap(admin_views.compact_action, "compact"),
-            wrap(admin_views.export_download, "export"),
-            *super().get_urls(),
-        ]
-
-    def change_view(
-        self,
-        request: HttpRequest,
-        object_id: str,
-        form_url: str = "",
-        extra_context: dict[str, Any] | None = None,
-    ) -> HttpResponse:
-        """The conversation page is its timeline; nothing about a conversation is edited here."""
-        if request.method not in {"GET", "HEAD"}:
-            raise PermissionDenied("conversations are not edited in the admin")
-        return admin_views.conversation_page(self, request, object_id, extra_context)
+        self.compact_conversations(request, queryset)
 
 
 # ---------------------------------------------------------------- blocks
@@ -239,7 +141,17 @@ class ConversationAdmin(ReadOnlyAdmin):
 
 @admin.register(Block)
 class BlockAdmin(ReadOnlyAdmin):
-    list_display = ("seq", "conversation", "context", "turn_id", "type", "author", "path", "tokens", "hidden")
+    list_display = (
+        "seq",
+        "conversation",
+        "context",
+        "turn_id",
+        "type",
+        "author",
+        "path",
+        "tokens",
+        "hidden_display",
+    )
     list_display_links = ("seq",)
     list_filter = ("hidden", BlockTypeFilter)
     list_select_related = ("timeline__conversation",)
@@ -255,16 +167,15 @@ class BlockAdmin(ReadOnlyAdmin):
         "turn_id",
         "type",
         "author",
-        "ts",
+        "ts_display",
         "mime",
         "path",
         "tokens",
-        "hidden",
-        "hidden_reason",
+        "hidden_display",
         "replacement_text",
         "replacement_tokens",
         "client_id",
-        "created_at",
+        "created_display",
         "text_display",
         "payload",
         "meta_display",
@@ -275,29 +186,41 @@ class BlockAdmin(ReadOnlyAdmin):
 
     @admin.display(description="conversation")
     def conversation(self, obj: Block) -> str:
-        return _conversation_link(obj.timeline.conversation)
+        return display.conversation_link(obj.timeline.conversation)
 
     @admin.display(description="context")
     def context(self, obj: Block) -> str:
         return obj.timeline.name
 
+    @admin.display(description="hidden", ordering="hidden")
+    def hidden_display(self, obj: Block) -> str:
+        return display.hidden_label(hidden=obj.hidden, reason=obj.hidden_reason)
+
+    @admin.display(description="time (client)")
+    def ts_display(self, obj: Block) -> str:
+        return display.utc(obj.ts)
+
+    @admin.display(description="stored at")
+    def created_display(self, obj: Block) -> str:
+        return display.utc(obj.created_at)
+
     @admin.display(description="text")
     def text_display(self, obj: Block) -> str:
         if not obj.text:
-            return "—"
+            return display.NOTHING
         return format_html('<pre class="tl-pre">{}</pre>', obj.text)
 
     @admin.display(description="binary payload")
     def payload(self, obj: Block) -> str:
-        data = Block.objects.filter(pk=obj.pk).values_list("data", flat=True).first()
-        return f"{len(data)} bytes ({obj.mime or 'no mime'})" if data else "—"
+        size = admin_selectors.block_payload_size(block_id=obj.pk)
+        return f"{size} bytes ({obj.mime or 'no mime'})" if size else display.NOTHING
 
     @admin.display(description="meta")
     def meta_display(self, obj: Block) -> str:
         if not obj.meta:
-            return "—"
+            return display.NOTHING
         if obj.type == b.SUMMARY:
-            digest = admin_views.digest_tables(obj.meta.get("compaction_digest"))
+            digest = digest_tables(obj.meta.get("compaction_digest"))
             rest = {k: v for k, v in obj.meta.items() if k != "compaction_digest"}
             return render_to_string(
                 "admin/timeline_app/_digest.html",
@@ -318,16 +241,13 @@ class BlockAdmin(ReadOnlyAdmin):
 class CompactionAdmin(ReadOnlyAdmin):
     list_display = (
         "id",
-        "conversation",
-        "context",
+        "conversation_and_context",
         "trigger",
         "status_badge",
-        "started_at",
+        "started",
         "duration",
         "tokens",
-        "compacted_tokens",
-        "summarizer",
-        "model",
+        "summarizer_and_model",
         "error_short",
     )
     list_filter = ("status", "trigger")
@@ -342,8 +262,8 @@ class CompactionAdmin(ReadOnlyAdmin):
         "context",
         "trigger",
         "status_badge",
-        "started_at",
-        "finished_at",
+        "started",
+        "finished",
         "duration_ms",
         "summarize_ms",
         "summarizer",
@@ -362,7 +282,7 @@ class CompactionAdmin(ReadOnlyAdmin):
 
     @admin.display(description="conversation")
     def conversation(self, obj: Compaction) -> str:
-        return _conversation_link(obj.timeline.conversation)
+        return display.conversation_link(obj.timeline.conversation)
 
     @admin.display(description="context")
     def context(self, obj: Compaction) -> str:
@@ -370,80 +290,71 @@ class CompactionAdmin(ReadOnlyAdmin):
 
     @admin.display(description="status", ordering="status")
     def status_badge(self, obj: Compaction) -> str:
-        return _status_badge(obj.status)
+        return display.status_badge(obj.status)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Compaction]:
+        # The summary block's seq (shown as "seq N") without its text, payload or meta.
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("timeline__conversation", "summary_block")
+            .defer("summary_block__text", "summary_block__data", "summary_block__meta")
+        )
+
+    @admin.display(description="started", ordering="started_at")
+    def started(self, obj: Compaction) -> str:
+        return display.utc(obj.started_at)
+
+    @admin.display(description="finished")
+    def finished(self, obj: Compaction) -> str:
+        return display.utc(obj.finished_at)
 
     @admin.display(description="duration")
     def duration(self, obj: Compaction) -> str:
         if obj.finished_at is None:
             return "running"
-        return f"{obj.duration_ms} ms (summarize {obj.summarize_ms} ms)"
+        return format_html("{} ms<br>{}", obj.duration_ms, _quiet(f"summarize {obj.summarize_ms} ms"))
 
-    @admin.display(description="tokens before → after")
+    @admin.display(description="tokens")
     def tokens(self, obj: Compaction) -> str:
-        return f"{obj.before_tokens} → {obj.after_tokens}" if obj.after_tokens else f"{obj.before_tokens} → —"
+        """Before → after, and the compacted tokens (the list's columns fit a laptop screen)."""
+        after = obj.after_tokens or display.NOTHING
+        return format_html(
+            "{} → {}<br>{}", obj.before_tokens, after, _quiet(f"{obj.compacted_tokens} compacted")
+        )
+
+    @admin.display(description="conversation · context")
+    def conversation_and_context(self, obj: Compaction) -> str:
+        return format_html(
+            "{}<br>{}", display.conversation_link(obj.timeline.conversation), _quiet(obj.timeline.name)
+        )
+
+    @admin.display(description="summarizer")
+    def summarizer_and_model(self, obj: Compaction) -> str:
+        return format_html("{}<br>{}", obj.summarizer or display.NOTHING, _quiet(obj.model))
 
     @admin.display(description="error")
     def error_short(self, obj: Compaction) -> str:
-        return admin_views.preview(obj.error, 80) if obj.error else ""
+        return one_line(obj.error, 80) if obj.error else ""
 
     @admin.display(description="covered turns")
     def covered_turns(self, obj: Compaction) -> str:
         turns = obj.covered_turn_ids if isinstance(obj.covered_turn_ids, list) else []
-        return ", ".join(str(t) for t in turns) or "—"
+        return ", ".join(str(t) for t in turns) or display.NOTHING
 
     @admin.display(description="covered seqs")
     def covered_seqs(self, obj: Compaction) -> str:
         if obj.covered_from_seq is None:
-            return "—"
+            return display.NOTHING
         return f"{obj.covered_from_seq} – {obj.covered_to_seq}"
 
     @admin.display(description="summary block")
     def summary(self, obj: Compaction) -> str:
-        if obj.summary_block_id is None:
-            return "—"
-        url = reverse("admin:timeline_app_block_change", args=[quote(obj.summary_block_id)])
-        return format_html('<a href="{}">block {}</a>', url, obj.summary_block_id)
+        if obj.summary_block_id is None or obj.summary_block is None:
+            return display.NOTHING
+        url = display.block_change_url(obj.summary_block_id)
+        return format_html('<a href="{}">{}</a>', url, display.seq_label(obj.summary_block.seq))
 
     @admin.display(description="digest")
     def digest_display(self, obj: Compaction) -> str:
-        return render_to_string(
-            "admin/timeline_app/_digest.html", {"digest": admin_views.digest_tables(obj.digest)}
-        )
-
-
-# ---------------------------------------------------------------- tenants and keys
-
-
-@admin.register(Tenant)
-class TenantAdmin(ModelAdmin):
-    list_display = ("name", "created_at", "conversations")
-    search_fields = ("name",)
-    ordering = ("name",)
-    show_full_result_count = False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False  # deleting a tenant would delete its conversations: not an admin click
-
-    @admin.display(description="conversations")
-    def conversations(self, obj: Tenant) -> str:
-        url = (
-            reverse("admin:timeline_app_conversation_changelist")
-            + "?"
-            + urlencode({"tenant__id__exact": obj.pk})
-        )
-        return format_html('<a href="{}">browse</a>', url)
-
-
-@admin.register(ApiKey)
-class ApiKeyAdmin(ReadOnlyAdmin):
-    """Keys are created (and shown once) by ``manage.py create_api_key``; never their hash here."""
-
-    list_display = ("prefix_display", "tenant", "name", "created_at", "revoked_at")
-    list_select_related = ("tenant",)
-    list_filter = ("tenant",)
-    fields = ("tenant", "name", "prefix_display", "created_at", "revoked_at")
-    ordering = ("-id",)
-
-    @admin.display(description="key")
-    def prefix_display(self, obj: ApiKey) -> str:
-        return f"{obj.prefix}…"
+        return render_to_string("admin/timeline_app/_digest.html", {"digest": digest_tables(obj.digest)})

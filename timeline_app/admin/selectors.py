@@ -1,4 +1,5 @@
-"""Reads for the support admin: list annotations and the paged timeline page.
+"""Every read of the support admin: the conversation lookup, list annotations, the paged
+timeline page, the operator actions' targets and the planner's row estimate.
 
 Every number on the conversation list comes from a correlated subquery in the one list query (no
 per-row Python query), and each subquery reads through an index of the block table:
@@ -13,11 +14,11 @@ per-row Python query), and each subquery reads through an index of the block tab
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from django.core.paginator import Page, Paginator
+from django.db import connections
 from django.db.models import (
     Count,
     Exists,
@@ -37,6 +38,8 @@ from timeline_app.rendering import blocks as b
 from timeline_app.selectors import timelines_with_visible_tokens
 
 PREVIEW_CHARS = 240
+# PostgreSQL's bigint: a longer number in a URL is no database id (and would fail the query).
+_MAX_PK = 2**63 - 1
 
 
 def _count(queryset: QuerySet[Any], group_by: str) -> Subquery:
@@ -100,6 +103,67 @@ def conversations_active_since(
     return queryset.filter(last_activity_at__gte=since)
 
 
+# ---------------------------------------------------------------- one conversation
+
+
+def conversation_lookup(*, object_id: str, limit: int = 20) -> list[Conversation]:
+    """The conversations an admin URL names, with their tenant (one query; two on a miss).
+
+    An integer is the database id (the admin's own links use it); anything else, or an integer no
+    conversation has as its id, is a public id as support staff paste it from a ticket. Public ids
+    are unique per tenant only, so that may match several (at most ``limit``, oldest first).
+    """
+    conversations = Conversation.objects.select_related("tenant")
+    if object_id.isdecimal() and 0 < int(object_id) <= _MAX_PK:
+        by_pk = list(conversations.filter(pk=int(object_id)))
+        if by_pk:
+            return by_pk
+    return list(conversations.filter(public_id=object_id).order_by("id")[:limit])
+
+
+def conversation_timeline(*, conversation: Conversation, name: str) -> Timeline | None:
+    """The conversation's context called ``name``, with the conversation attached (no second read)."""
+    timeline = Timeline.objects.filter(conversation=conversation, name=name).first()
+    if timeline is not None:
+        timeline.conversation = conversation
+    return timeline
+
+
+def conversations_main_timelines(*, conversations: QuerySet[Conversation]) -> list[Timeline]:
+    """The ``main`` context of each of ``conversations``, with its conversation (the list action)."""
+    return list(
+        Timeline.objects.filter(
+            conversation__in=conversations.values("pk"), name=Timeline.DEFAULT_NAME
+        ).select_related("conversation")
+    )
+
+
+def block_payload_size(*, block_id: int) -> int:
+    """The size of a block's binary payload in bytes, measured by the database (the bytes stay there)."""
+    size = (
+        Block.objects.filter(pk=block_id, data__isnull=False)
+        .annotate(size=Length("data"))
+        .values_list("size", flat=True)
+        .first()
+    )
+    return int(size or 0)
+
+
+def table_row_estimate(*, queryset: QuerySet[Any]) -> int | None:
+    """The planner's row count of the queryset's table (``pg_class.reltuples``), or ``None`` when
+    the database is not PostgreSQL. Cheap at any size, and only an estimate."""
+    connection = connections[queryset.db]
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass",
+            [queryset.model._meta.db_table],
+        )
+        row = cursor.fetchone()
+    return int(row[0]) if row else None
+
+
 # ---------------------------------------------------------------- the conversation page
 
 
@@ -127,16 +191,6 @@ def timeline_compactions_applied(*, timeline: Timeline) -> list[Compaction]:
 
 def timeline_compaction_total(*, timeline: Timeline) -> int:
     return Compaction.objects.filter(timeline=timeline).count()
-
-
-@dataclass
-class TurnRow:
-    """One turn of the page: its blocks (up to the per-turn limit) and totals over all its blocks."""
-
-    turn_id: str
-    first_seq: int
-    block_total: int
-    blocks: list[Block] = field(default_factory=list)
 
 
 def timeline_turns_page(*, timeline: Timeline, page: int | str | None, per_page: int) -> Page[dict[str, Any]]:

@@ -28,6 +28,7 @@ from .blocks import (
     Block,
     sources_pool_path,
 )
+from .text import ellipsize
 
 # ``meta`` flag of the turn header a render produces for a window that starts mid-turn.
 CONTINUED_META = "continued"
@@ -150,11 +151,6 @@ class Source:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-def _trim(text: str, limit: int) -> str:
-    text = text.strip()
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 def sources_pool_text(sources: Sequence[Source], *, text_limit: int = SOURCE_TEXT_MAX_CHARS) -> str:
     """``[SOURCES POOL]`` with its ``so:`` path and one entry per source, ordered by sid."""
     if not sources:
@@ -165,7 +161,7 @@ def sources_pool_text(sources: Sequence[Source], *, text_limit: int = SOURCE_TEX
         label = " — ".join(x for x in (source.title.strip(), source.url.strip()) if x)
         lines.append(f"[{source.sid}] {label}".rstrip())
         if source.text.strip():
-            lines.append(_trim(source.text, text_limit))
+            lines.append(ellipsize(source.text.strip(), text_limit))
     return "\n".join(lines)
 
 

@@ -15,6 +15,7 @@ from typing import Literal
 from .blocks import ASSISTANT_COMPLETION, SUMMARY, TOOL_RESULT, TURN_HEADER, USER_PROMPT, Block
 from .costs import hidden_tokens
 from .settings import RenderSettings
+from .text import ellipsize
 
 TtlStatus = Literal["disabled", "armed", "fresh", "no_effect", "pruned"]
 TTL_REASON = "ttl"
@@ -49,9 +50,7 @@ def _hint(block: Block) -> str:
     first = next((line.strip() for line in block.text.splitlines() if line.strip()), "")
     if not first and block.data:
         first = f"{block.mime or 'binary'} payload, b64_len={len(block.data)}"
-    if len(first) > HINT_MAX_CHARS:
-        first = first[: HINT_MAX_CHARS - 1].rstrip() + "…"
-    return first or block.type
+    return ellipsize(first, HINT_MAX_CHARS) or block.type
 
 
 def replacement_text_for(block: Block) -> str:
