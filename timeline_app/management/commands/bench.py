@@ -5,9 +5,16 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 
-SUITES = ("append", "engine", "compaction")
+SUITES = ("append", "engine", "compaction", "storage")
+
+
+def unapplied_migrations() -> int:
+    executor = MigrationExecutor(connection)
+    return len(executor.migration_plan(executor.loader.graph.leaf_nodes()))
 
 
 class Command(BaseCommand):
@@ -17,6 +24,11 @@ class Command(BaseCommand):
         parser.add_argument("suite", choices=[*SUITES, "all"])
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if pending := unapplied_migrations():
+            raise CommandError(
+                f"the database ({connection.settings_dict['NAME']}) has {pending} unapplied migration(s): "
+                "run `make run` once or `.venv/bin/python manage.py migrate` first"
+            )
         suites = SUITES if options["suite"] == "all" else (options["suite"],)
         for suite in suites:
             module = importlib.import_module(f"timeline_app.benchmarks.{suite}")
