@@ -46,6 +46,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so the logged duration is the whole request's (one JSON line per API request).
+    "timeline_app.request_log.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -208,6 +210,9 @@ TIMELINE_MAX_BLOCK_TEXT_CHARS = env.int("TIMELINE_MAX_BLOCK_TEXT_CHARS", default
 TIMELINE_MAX_ATTACHMENT_BYTES = env.int("TIMELINE_MAX_ATTACHMENT_BYTES", default=20 * 1024 * 1024)
 TIMELINE_MAX_BLOCKS_PER_REQUEST = env.int("TIMELINE_MAX_BLOCKS_PER_REQUEST", default=500)
 TIMELINE_MAX_JSON_DEPTH = env.int("TIMELINE_MAX_JSON_DEPTH", default=32)
+
+# /metrics (Prometheus text): open when empty, else only with "Authorization: Bearer <token>".
+TIMELINE_METRICS_TOKEN = env.str("TIMELINE_METRICS_TOKEN", default="")
 
 LOGGING = {
     "version": 1,

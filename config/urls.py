@@ -6,6 +6,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from timeline_app.api.exceptions import json_not_found
 from timeline_app.api.views import healthz
+from timeline_app.metrics import metrics_view
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -13,6 +14,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("healthz", healthz, name="healthz"),
+    path("metrics", metrics_view, name="metrics"),
 ]
 
 
