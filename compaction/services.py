@@ -31,7 +31,7 @@ from compaction.digest import build_digest
 from compaction.planner import CompactionPlan, build_summary_block, compaction_is_accepted, plan_compaction
 from compaction.summarizer_factory import configured_summarizer, fallback_summarizer
 from compaction.summarizers import Summarizer, SummaryOutcome, summarize_with_fallback
-from timeline_app import selectors
+from timeline_app import metrics, selectors
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering.blocks import Block as BlockValue
 from timeline_app.rendering.costs import block_tokens
@@ -133,6 +133,10 @@ def _release(record: Compaction, *, started: float, **fields: Any) -> bool:
     updated = Compaction.objects.filter(pk=record.pk, status=Compaction.Status.RUNNING).update(
         finished_at=timezone.now(), duration_ms=int((time.monotonic() - started) * 1000), **fields
     )
+    if updated == 1:
+        metrics.observe_compaction(
+            trigger=record.trigger, status=fields["status"], seconds=time.monotonic() - started
+        )
     return updated == 1
 
 
@@ -298,6 +302,7 @@ def _summarize_and_apply(
     draft = draft_summary(plan=plan, settings=settings, summarizer=summarizer, turn_id=turn_id)
     summary, history, errors, digest = draft.block, draft.history, draft.errors, draft.digest
     summarize_ms = draft.summarize_ms
+    metrics.observe_summary(configured=summarizer.name, draft=draft)
     common: dict[str, Any] = {
         "summarizer": history.summarizer,
         "model": history.model,
@@ -384,6 +389,7 @@ def _store(row: Compaction, *, status: str, started: float, **fields: Any) -> No
     row.finished_at = timezone.now()
     row.duration_ms = int((time.monotonic() - started) * 1000)
     row.save()
+    metrics.observe_compaction(trigger=row.trigger, status=status, seconds=row.duration_ms / 1000)
 
 
 # ---------------------------------------------------------------- background work

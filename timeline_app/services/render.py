@@ -18,7 +18,7 @@ from compaction.planner import needs_compaction, plan_compaction
 from compaction.services import CompactionOutcome, compaction_run, draft_summary
 from compaction.summarizer_factory import fallback_summarizer
 from compaction.summarizers import Summarizer
-from timeline_app import selectors
+from timeline_app import metrics, selectors
 from timeline_app.models import Compaction, Timeline
 from timeline_app.rendering.blocks import Block as BlockValue
 from timeline_app.rendering.formats import Source
@@ -48,6 +48,7 @@ def _persist_ttl(*, timeline: Timeline, decision: TtlDecision, now: datetime) ->
         hides_store(timeline=timeline, hides=decision.hides)
         Timeline.objects.filter(pk=timeline.pk).update(cache_last_touch_at=now)
     timeline.cache_last_touch_at = now
+    metrics.observe_ttl(status=decision.status, hidden=len(decision.hides))
 
 
 def _preview_compaction(
