@@ -1,33 +1,16 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 from django.db import connection
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def database_url() -> str:
-    """The live test database, as a URL a child process can use."""
-    db = connection.settings_dict
-    if db["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{db['NAME']}"
-    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    return f"postgres://{db['USER']}{password}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+from tests.e2e.processes import ROOT, free_port, live_database_url
 
 
 @pytest.fixture
@@ -38,7 +21,7 @@ def server(transactional_db) -> Iterator[str]:
     port = free_port()
     env = {
         **os.environ,
-        "DATABASE_URL": database_url(),
+        "DATABASE_URL": live_database_url(),
         "CELERY_TASK_ALWAYS_EAGER": "true",
         "ALLOWED_HOSTS": "127.0.0.1",
     }

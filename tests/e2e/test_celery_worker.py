@@ -14,20 +14,18 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from django.conf import settings
-from django.db import connection
 from django.test import override_settings
 
 from compaction.services import TAKEN_OVER
 from config.celery import app
 from tests.compaction_shell.helpers import SMALL, fill_to
+from tests.e2e.processes import REDIS_URL, live_database_url, wait_for
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering import blocks as b
 
-REDIS_URL = os.environ.get("TEST_REDIS_URL", "")
 BASE_DIR = Path(settings.BASE_DIR)
 SLOW = "tests.compaction_shell.summarizers.SlowSummarizer"
 
@@ -39,26 +37,6 @@ pytestmark = [
         reason="needs TEST_REDIS_URL and PostgreSQL (make test / scripts/test.sh)",
     ),
 ]
-
-
-def wait_for(
-    condition: Callable[[], object], *, timeout: float, what: str, logs: Callable[[], str] = str
-) -> object:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}\n{logs()}")
-
-
-def live_database_url() -> str:
-    db = connection.settings_dict  # the test database pytest-django created (test_…)
-    auth = quote(db["USER"] or "", safe="")
-    if db["PASSWORD"]:
-        auth += ":" + quote(db["PASSWORD"], safe="")
-    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
 class Worker:
