@@ -1,3 +1,4 @@
+import re
 from io import StringIO
 
 import pytest
@@ -54,6 +55,6 @@ def test_bench_on_an_unmigrated_database_says_to_migrate_first(monkeypatch):
 
     monkeypatch.setattr(bench, "unapplied_migrations", lambda: 21)
     with pytest.raises(
-        CommandError, match="run `make run` once or `.venv/bin/python manage.py migrate` first"
+        CommandError, match=re.escape("run `make run` once or `.venv/bin/python manage.py migrate` first")
     ):
         call_command("bench", "append")
