@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
+from django.utils.safestring import SafeString, mark_safe
 from django.views.debug import ExceptionReporter, SafeExceptionReporterFilter
 
 MASK = "********************"
@@ -109,8 +110,8 @@ class RedactingExceptionReporter(ExceptionReporter):
     """The last line of defence: the finished page (HTML or text) goes through :func:`redact`, so a
     credential in an exception message or inside a local object's repr is masked too."""
 
-    def get_traceback_html(self) -> str:
-        return redact(super().get_traceback_html())
+    def get_traceback_html(self) -> SafeString:
+        return mark_safe(redact(super().get_traceback_html()))  # masking keeps the page's escaping
 
-    def get_traceback_text(self) -> str:
-        return redact(super().get_traceback_text())
+    def get_traceback_text(self) -> SafeString:
+        return mark_safe(redact(super().get_traceback_text()))

@@ -47,7 +47,7 @@ def require_loopback(url: str) -> str:
         infos = socket.getaddrinfo(parts.hostname, parts.port or 80, proto=socket.IPPROTO_TCP)
     except socket.gaierror as exc:
         raise NotLoopback(f"{parts.hostname!r} does not resolve: {exc}") from None
-    addresses = {info[4][0] for info in infos}
+    addresses = {str(info[4][0]) for info in infos}
     outside = sorted(a for a in addresses if not ipaddress.ip_address(a.split("%")[0]).is_loopback)
     if outside:
         raise NotLoopback(
