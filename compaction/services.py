@@ -321,7 +321,7 @@ def _summarize_and_apply(
     with transaction.atomic(durable=True):
         locked = Timeline.objects.select_for_update().get(pk=timeline.pk)
         if record is not None:
-            claim = Compaction.objects.select_for_update().filter(pk=record.pk).first()
+            claim = Compaction.objects.select_for_update().filter(pk=record.pk, timeline=locked).first()
             if claim is None or claim.status != Compaction.Status.RUNNING:
                 # Taken over (our worker was presumed dead): the run that took it applies.
                 return CompactionOutcome(status="skipped", compaction_id=record.pk, error=TAKEN_OVER)
@@ -388,7 +388,13 @@ def _store(row: Compaction, *, status: str, started: float, **fields: Any) -> No
     row.status = status
     row.finished_at = timezone.now()
     row.duration_ms = int((time.monotonic() - started) * 1000)
-    row.save()
+    if row.pk is None:
+        row.save()
+    else:  # by its timeline too: sharded by conversation, the update stays on one shard
+        values = {
+            f.attname: getattr(row, f.attname) for f in Compaction._meta.concrete_fields if not f.primary_key
+        }
+        Compaction.objects.filter(pk=row.pk, timeline_id=row.timeline_id).update(**values)
     metrics.observe_compaction(trigger=row.trigger, status=status, seconds=row.duration_ms / 1000)
 
 
