@@ -21,9 +21,9 @@ pytestmark = [
 ]
 
 
-def make_run(tmp_path: Path, port: int, attempt: int) -> tuple[str, dict[str, int]]:
-    """Start ``make run``, wait until it serves, return the printed key and the started pids; the
-    caller stops it."""
+def make_run(tmp_path: Path, port: int, attempt: int, *, ctrl_c: bool) -> tuple[str, dict[str, int]]:
+    """Start ``make run``, wait until it serves, stop it (SIGTERM to make, or a terminal's Ctrl-C:
+    SIGINT to make's process group), and return the printed key and the pids it started."""
     log_path = tmp_path / f"run{attempt}.log"
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("CELERY_", "DJANGO_"))},
@@ -63,7 +63,10 @@ def make_run(tmp_path: Path, port: int, attempt: int) -> tuple[str, dict[str, in
             httpx.get(f"http://127.0.0.1:{port}/api/v1/conversations/", headers=_auth(key[1])).status_code
             == 200
         )
-        make.send_signal(signal.SIGTERM)
+        if ctrl_c:
+            os.killpg(make.pid, signal.SIGINT)
+        else:
+            make.send_signal(signal.SIGTERM)
         make.wait(60)
         for name, pid in pids.items():
             assert not group_alive(pid), f"{name} (pid {pid}) survived make run\n{logs()}"
@@ -88,10 +91,10 @@ def _healthy(port: int) -> bool:
         return False
 
 
-def test_make_run_serves_on_its_port_prints_one_valid_key_and_stops_everything(tmp_path):
+def test_make_run_serves_on_its_port_prints_one_valid_key_and_stops_everything_on_sigterm_or_ctrl_c(tmp_path):
     port = free_port()
-    first_key, _ = make_run(tmp_path, port, 1)
-    second_key, _ = make_run(tmp_path, port, 2)
+    first_key, _ = make_run(tmp_path, port, 1, ctrl_c=False)
+    second_key, _ = make_run(tmp_path, port, 2, ctrl_c=True)
 
     assert first_key != second_key
     # Both runs stopped; a last look at the keys straight in the run's database.
