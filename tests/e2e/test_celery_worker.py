@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from django.conf import settings
 from django.test import override_settings
@@ -22,7 +23,7 @@ from django.test import override_settings
 from compaction.services import TAKEN_OVER
 from config.celery import app
 from tests.compaction_shell.helpers import SMALL, fill_to
-from tests.e2e.processes import REDIS_URL, live_database_url, wait_for
+from tests.e2e.processes import REDIS_URL, free_port, live_database_url, wait_for
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering import blocks as b
 
@@ -155,7 +156,8 @@ def test_the_compact_endpoint_enqueues_and_a_real_worker_compacts(owner, broker,
     from celery.result import AsyncResult
 
     timeline = over_threshold_conversation(owner)
-    worker = workers("w1")
+    metrics_port = free_port()
+    worker = workers("w1", TIMELINE_WORKER_METRICS_PORT=str(metrics_port))
     assert owner.get("/healthz").json()["checks"]["broker"] == "ok"
 
     response = owner.post("/api/v1/conversations/bg/compact/", {})
@@ -176,6 +178,10 @@ def test_the_compact_endpoint_enqueues_and_a_real_worker_compacts(owner, broker,
     rendered = owner.post("/api/v1/conversations/bg/render/", {"format": "text"}).json()
     assert "[CONVERSATION SUMMARY]" in rendered["debug"]
     assert rendered["tokens"]["total"] <= SMALL["max_tokens"]
+    # A worker on a host of its own exports its compactions itself.
+    exported = httpx.get(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5).text
+    assert 'timeline_compactions_total{status="applied",trigger="manual"} 1.0' in exported
+    assert 'timeline_summarizer_duration_seconds_count{summarizer="extractive"} 1.0' in exported
 
 
 def test_a_worker_killed_mid_summary_has_its_task_redelivered_and_completed_once(owner, broker, workers):
