@@ -1,7 +1,9 @@
 """Settings, all from the environment (README "Configuration" lists every variable).
 
-With nothing set, the service runs embedded: a SQLite file under ``var/``, Celery tasks run
-eagerly in-process, and the extractive summarizer. Malformed values fail loudly at start.
+With nothing set, the service runs embedded (the development mode): DEBUG on, a SQLite file and a
+generated secret key under ``var/``, Celery tasks eagerly in-process, the extractive summarizer.
+Production (``make serve``, ``deploy/``) sets ``DATABASE_URL``, ``CELERY_BROKER_URL`` and
+``SECRET_KEY``. Malformed values fail loudly at start.
 """
 
 from pathlib import Path
