@@ -1,10 +1,11 @@
-# The two commands: `make run` (embedded service) and `make test` (the suite on real PostgreSQL and Redis).
+# `make run` (embedded service), `make serve` (production processes) and `make test` (the suite on real
+# PostgreSQL and Redis).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install worker beat lint typecheck schema bench clean
+.PHONY: run serve test install worker beat lint typecheck schema bench clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -14,18 +15,15 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# make run PORT=8001: the port the embedded server listens on (127.0.0.1 only).
+PORT ?= 8000
+
 run: $(STAMP)
-	@mkdir -p var
-	$(PY) manage.py migrate --noinput
-	$(PY) manage.py setup_demo
-ifeq ($(strip $(CELERY_BROKER_URL)),)
-	$(PY) manage.py runserver 127.0.0.1:8000
-else
-	@# With a broker: a Celery worker with an embedded beat runs beside the web server and stops with it.
-	$(VENV)/bin/celery -A config worker --beat --schedule var/celerybeat-schedule --loglevel=INFO & \
-	  trap 'kill $$! 2>/dev/null' EXIT INT TERM; \
-	  $(PY) manage.py runserver 127.0.0.1:8000
-endif
+	exec env PORT=$(PORT) bash scripts/run.sh
+
+# Production processes on PostgreSQL and Redis from the environment (README "Production").
+serve: $(STAMP)
+	exec bash scripts/serve.sh
 
 test: $(STAMP)
 	bash scripts/test.sh

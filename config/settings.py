@@ -1,19 +1,35 @@
 """Settings, all from the environment (README "Configuration" lists every variable).
 
-With nothing set, the service runs embedded: a SQLite file under ``var/``, Celery tasks run
-eagerly in-process, and the extractive summarizer. Malformed values fail loudly at start.
+With nothing set, the service runs embedded (the development mode): DEBUG on, a SQLite file and a
+generated secret key under ``var/``, Celery tasks eagerly in-process, the extractive summarizer.
+Production (``make serve``, ``deploy/``) sets ``DATABASE_URL``, ``CELERY_BROKER_URL`` and
+``SECRET_KEY``. Malformed values fail loudly at start.
 """
 
 from pathlib import Path
 
 import environ
 
+from config.secrets import development_secret_key
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
 
-SECRET_KEY = env.str("SECRET_KEY", default="dev-insecure-secret-key-change-me")
-DEBUG = env.bool("DEBUG", default=False)
+# The embedded mode (no DATABASE_URL: a SQLite file under var/) is the development path: DEBUG is on
+# unless said otherwise, and a random secret key is kept in var/secret_key. Anywhere else DEBUG is
+# off and SECRET_KEY must be set: there is no public default.
+EMBEDDED = not env.str("DATABASE_URL", default="")
+DEBUG = env.bool("DEBUG", default=EMBEDDED)
+SECRET_KEY = env.str("SECRET_KEY", default="")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise environ.ImproperlyConfigured(
+            "SECRET_KEY is not set. With DEBUG off the service needs its own secret key: "
+            "export SECRET_KEY=$(python3 -c 'import secrets; print(secrets.token_urlsafe(50))') "
+            '(README "Production"); for local development set DEBUG=true instead.'
+        )
+    SECRET_KEY = development_secret_key(BASE_DIR / "var" / "secret_key")
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
 
 INSTALLED_APPS = [
@@ -31,6 +47,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so the logged duration is the whole request's (one JSON line per API request).
+    "timeline_app.request_log.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -42,6 +60,26 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "config.urls"
+
+# Behind a TLS-terminating proxy (the production layout, README "Production"): trust its
+# X-Forwarded-Proto, redirect plain HTTP to HTTPS, send HSTS and keep cookies on HTTPS only.
+# Health and metrics probes come over plain HTTP from inside the network: never redirected.
+TIMELINE_BEHIND_TLS_PROXY = env.bool("TIMELINE_BEHIND_TLS_PROXY", default=False)
+if TIMELINE_BEHIND_TLS_PROXY:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=TIMELINE_BEHIND_TLS_PROXY)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31_536_000 if TIMELINE_BEHIND_TLS_PROXY else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=TIMELINE_BEHIND_TLS_PROXY)
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=TIMELINE_BEHIND_TLS_PROXY)
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=TIMELINE_BEHIND_TLS_PROXY)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=TIMELINE_BEHIND_TLS_PROXY)
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+# Error pages (DEBUG's included) and error reports never show credentials: the database and broker
+# passwords, keys and tokens are masked wherever they appear (settings, request META, frame locals).
+DEFAULT_EXCEPTION_REPORTER_FILTER = "config.secrets.RedactingExceptionReporterFilter"
+DEFAULT_EXCEPTION_REPORTER = "config.secrets.RedactingExceptionReporter"
 
 TEMPLATES = [
     {
@@ -60,10 +98,15 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "config.wsgi.application"
 
+if EMBEDDED:
+    (BASE_DIR / "var").mkdir(exist_ok=True)
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'var' / 'db.sqlite3'}")}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Writers take the lock at BEGIN, so concurrent appends queue instead of failing.
     DATABASES["default"].setdefault("OPTIONS", {}).update({"transaction_mode": "IMMEDIATE", "timeout": 30})
+# PostgreSQL: keep a connection per web thread for a minute instead of one per request.
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=0 if EMBEDDED else 60)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 ATOMIC_REQUESTS = False
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -175,6 +218,9 @@ TIMELINE_MAX_BLOCK_TEXT_CHARS = env.int("TIMELINE_MAX_BLOCK_TEXT_CHARS", default
 TIMELINE_MAX_ATTACHMENT_BYTES = env.int("TIMELINE_MAX_ATTACHMENT_BYTES", default=20 * 1024 * 1024)
 TIMELINE_MAX_BLOCKS_PER_REQUEST = env.int("TIMELINE_MAX_BLOCKS_PER_REQUEST", default=500)
 TIMELINE_MAX_JSON_DEPTH = env.int("TIMELINE_MAX_JSON_DEPTH", default=32)
+
+# /metrics (Prometheus text): open when empty, else only with "Authorization: Bearer <token>".
+TIMELINE_METRICS_TOKEN = env.str("TIMELINE_METRICS_TOKEN", default="")
 
 LOGGING = {
     "version": 1,

@@ -1,3 +1,4 @@
+import re
 from io import StringIO
 
 import pytest
@@ -34,3 +35,26 @@ def test_setup_demo_is_idempotent_and_prints_key_and_login():
     conversation = Conversation.objects.get(public_id="demo-wuppertal")
     assert conversation.timelines.get().blocks.filter(type="react.tool.result").count() == 4
     assert conversation.timelines.get().blocks.filter(type="user.attachment").count() == 1
+
+
+def test_setup_demo_revokes_the_demo_key_an_earlier_run_printed():
+    outputs = [StringIO(), StringIO()]
+    for out in outputs:
+        call_command("setup_demo", stdout=out)
+    first, second = (out.getvalue().split("API key: ")[1].split()[0] for out in outputs)
+
+    active = ApiKey.objects.filter(tenant__name="demo", revoked_at__isnull=True)
+    assert [key.key_hash for key in active] == [ApiKey.hash_key(second)]
+    assert ApiKey.objects.get(key_hash=ApiKey.hash_key(first)).revoked_at is not None
+
+
+def test_bench_on_an_unmigrated_database_says_to_migrate_first(monkeypatch):
+    from django.core.management.base import CommandError
+
+    from timeline_app.management.commands import bench
+
+    monkeypatch.setattr(bench, "unapplied_migrations", lambda: 21)
+    with pytest.raises(
+        CommandError, match=re.escape("run `make run` once or `.venv/bin/python manage.py migrate` first")
+    ):
+        call_command("bench", "append")

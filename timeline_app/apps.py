@@ -9,7 +9,11 @@ class TimelineAppConfig(AppConfig):
 
     def ready(self) -> None:
         # Django's rule: models (which roles imports) are importable only once the registry is ready.
+        from timeline_app import tasks  # noqa: F401
         from timeline_app.roles import create_roles_after_migrate
+
+        # Every process registers the Celery tasks: services enqueue them by name from Celery's
+        # registry (services.background.compaction_enqueue), and only a worker autodiscovers.
 
         # The admin roles (support, operator) and their permissions, idempotently, no migration.
         post_migrate.connect(

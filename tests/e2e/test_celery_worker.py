@@ -14,20 +14,19 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from urllib.parse import quote
 
+import httpx
 import pytest
 from django.conf import settings
-from django.db import connection
 from django.test import override_settings
 
 from config.celery import app
 from tests.compaction_shell.helpers import SMALL, fill_to
+from tests.e2e.processes import REDIS_URL, free_port, live_database_url, wait_for
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering import blocks as b
 from timeline_app.services.compaction import TAKEN_OVER
 
-REDIS_URL = os.environ.get("TEST_REDIS_URL", "")
 BASE_DIR = Path(settings.BASE_DIR)
 SLOW = "tests.compaction_shell.summarizers.SlowSummarizer"
 
@@ -39,26 +38,6 @@ pytestmark = [
         reason="needs TEST_REDIS_URL and PostgreSQL (make test / scripts/test.sh)",
     ),
 ]
-
-
-def wait_for(
-    condition: Callable[[], object], *, timeout: float, what: str, logs: Callable[[], str] = str
-) -> object:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}\n{logs()}")
-
-
-def live_database_url() -> str:
-    db = connection.settings_dict  # the test database pytest-django created (test_…)
-    auth = quote(db["USER"] or "", safe="")
-    if db["PASSWORD"]:
-        auth += ":" + quote(db["PASSWORD"], safe="")
-    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
 class Worker:
@@ -177,7 +156,8 @@ def test_the_compact_endpoint_enqueues_and_a_real_worker_compacts(owner, broker,
     from celery.result import AsyncResult
 
     timeline = over_threshold_conversation(owner)
-    worker = workers("w1")
+    metrics_port = free_port()
+    worker = workers("w1", TIMELINE_WORKER_METRICS_PORT=str(metrics_port))
     assert owner.get("/healthz").json()["checks"]["broker"] == "ok"
 
     response = owner.post("/api/v1/conversations/bg/compact/", {})
@@ -198,6 +178,10 @@ def test_the_compact_endpoint_enqueues_and_a_real_worker_compacts(owner, broker,
     rendered = owner.post("/api/v1/conversations/bg/render/", {"format": "text"}).json()
     assert "[CONVERSATION SUMMARY]" in rendered["debug"]
     assert rendered["tokens"]["total"] <= SMALL["max_tokens"]
+    # A worker on a host of its own exports its compactions itself.
+    exported = httpx.get(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5).text
+    assert 'timeline_compactions_total{status="applied",trigger="manual"} 1.0' in exported
+    assert 'timeline_summarizer_duration_seconds_count{summarizer="extractive"} 1.0' in exported
 
 
 def test_a_worker_killed_mid_summary_has_its_task_redelivered_and_completed_once(owner, broker, workers):

@@ -25,3 +25,10 @@ def api_key_revoke(*, prefix: str) -> int:
     else:
         candidates = candidates.filter(prefix=prefix)
     return candidates.update(revoked_at=timezone.now())
+
+
+def api_keys_revoke_named(*, tenant_name: str, name: str) -> int:
+    """Revoke the tenant's active keys of that name (``make run`` keeps one valid demo key)."""
+    return ApiKey.objects.filter(tenant__name=tenant_name, name=name, revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )

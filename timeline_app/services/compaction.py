@@ -28,7 +28,7 @@ from django.utils import timezone
 from compaction.digest import build_digest
 from compaction.planner import CompactionPlan, build_summary_block, compaction_is_accepted, plan_compaction
 from compaction.summarizers import Summarizer, SummaryOutcome, summarize_with_fallback
-from timeline_app import selectors, signals
+from timeline_app import metrics, selectors, signals
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering.blocks import Block as BlockValue
 from timeline_app.rendering.costs import block_tokens
@@ -131,6 +131,10 @@ def _release(record: Compaction, *, started: float, **fields: Any) -> bool:
     updated = Compaction.objects.filter(pk=record.pk, status=Compaction.Status.RUNNING).update(
         finished_at=timezone.now(), duration_ms=int((time.monotonic() - started) * 1000), **fields
     )
+    if updated == 1:
+        metrics.observe_compaction(
+            trigger=record.trigger, status=fields["status"], seconds=time.monotonic() - started
+        )
     return updated == 1
 
 
@@ -292,6 +296,12 @@ def _summarize_and_apply(
         snap.window[-1].turn_id if snap.window else ""
     )
     draft = draft_summary(plan=plan, settings=settings, summarizer=summarizer, turn_id=turn_id)
+    metrics.observe_summary(
+        configured=summarizer.name,
+        written_by=draft.history.summarizer,
+        seconds=draft.summarize_ms / 1000,
+        fell_back=bool(draft.errors),
+    )
     outcome = _apply(
         snap=snap,
         plan=plan,
@@ -349,7 +359,7 @@ def _apply(
     with transaction.atomic(durable=True):
         locked = Timeline.objects.select_for_update().get(pk=timeline.pk)
         if record is not None:
-            claim = Compaction.objects.select_for_update().filter(pk=record.pk).first()
+            claim = Compaction.objects.select_for_update().filter(pk=record.pk, timeline=locked).first()
             if claim is None or claim.status != Compaction.Status.RUNNING:
                 # Taken over (our worker was presumed dead): the run that took it applies.
                 return CompactionOutcome(
@@ -409,4 +419,11 @@ def _store(row: Compaction, *, status: str, started: float, **fields: Any) -> No
     row.status = status
     row.finished_at = timezone.now()
     row.duration_ms = int((time.monotonic() - started) * 1000)
-    row.save()
+    if row.pk is None:
+        row.save()
+    else:  # by its timeline too: sharded by conversation, the update stays on one shard
+        values = {
+            f.attname: getattr(row, f.attname) for f in Compaction._meta.concrete_fields if not f.primary_key
+        }
+        Compaction.objects.filter(pk=row.pk, timeline_id=row.timeline_id).update(**values)
+    metrics.observe_compaction(trigger=row.trigger, status=status, seconds=row.duration_ms / 1000)

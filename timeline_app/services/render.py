@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from compaction.planner import needs_compaction, plan_compaction
 from compaction.summarizers import Summarizer
-from timeline_app import selectors
+from timeline_app import metrics, selectors
 from timeline_app.models import Compaction, Timeline
 from timeline_app.rendering.blocks import SUMMARY
 from timeline_app.rendering.blocks import Block as BlockValue
@@ -71,6 +71,7 @@ def _persist_ttl(*, timeline: Timeline, decision: TtlDecision, now: datetime) ->
         hides_store(timeline=timeline, hides=decision.hides)
         Timeline.objects.filter(pk=timeline.pk).update(cache_last_touch_at=now)
     timeline.cache_last_touch_at = now
+    metrics.observe_ttl(status=decision.status, hidden=len(decision.hides))
 
 
 def _preview_compaction(

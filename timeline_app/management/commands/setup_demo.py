@@ -10,12 +10,13 @@ from timeline_app.models import Conversation, Tenant, Timeline
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.contributions import NewAttachment, NewBlock, tool_call_blocks
 from timeline_app.roles import ensure_roles
-from timeline_app.services.api_keys import api_key_create
+from timeline_app.services.api_keys import api_key_create, api_keys_revoke_named
 from timeline_app.services.blocks import blocks_append, turn_start
 from timeline_app.services.conversations import conversation_create
 from timeline_app.services.sources import sources_merge
 
 DEMO_ID = "demo-wuppertal"
+DEMO_KEY_NAME = "make run"
 # A one-page PDF, small enough to ship inline.
 DEMO_PDF = (
     b"%PDF-1.4\n1 0 obj<</Type /Catalog /Pages 2 0 R>>endobj\n"
@@ -64,6 +65,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--admin-user", default="admin")
+        parser.add_argument("--base-url", default="http://127.0.0.1:8000", help="where the server listens")
 
     def handle(self, *args: Any, **options: Any) -> None:
         tenant, _ = Tenant.objects.get_or_create(name="demo")
@@ -83,17 +85,16 @@ class Command(BaseCommand):
             member.set_password(password)
             member.save()
             member.groups.set([group])
-        _, raw = api_key_create(tenant_name="demo", name="make run")
+        # One valid demo key at a time: the keys earlier runs printed stop working.
+        api_keys_revoke_named(tenant_name="demo", name=DEMO_KEY_NAME)
+        _, raw = api_key_create(tenant_name="demo", name=DEMO_KEY_NAME)
+        base = options["base_url"].rstrip("/")
         self.stdout.write("")
         self.stdout.write(f"Demo conversation: {DEMO_ID}")
-        self.stdout.write(
-            f"Admin:   http://127.0.0.1:8000/admin/  user: {user.username}  password: {password}"
-        )
+        self.stdout.write(f"Admin:   {base}/admin/  user: {user.username}  password: {password}")
         self.stdout.write("         (the same password for the users 'support', view only, and 'operator')")
         self.stdout.write(f"API key: {raw}")
-        self.stdout.write(
-            f'Try:     curl -H "Authorization: Bearer {raw}" http://127.0.0.1:8000/api/v1/conversations/'
-        )
+        self.stdout.write(f'Try:     curl -H "Authorization: Bearer {raw}" {base}/api/v1/conversations/')
 
     def load_demo(self, tenant: Tenant) -> None:
         conversation = conversation_create(

@@ -1,0 +1,38 @@
+"""``bench storage`` measures three stores in one run and leaves nothing behind."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.db import connection
+
+from timeline_app.benchmarks import storage
+from timeline_app.models import Block, Tenant
+
+pytestmark = pytest.mark.django_db
+
+
+def test_bench_storage_compares_our_store_with_a_plain_table_and_a_rewriting_one():
+    lines: list[str] = []
+
+    storage.run(lines.append, count=200)
+
+    ratios = {
+        label.strip(): float(ratio)
+        for label, ratio in re.findall(
+            r"^\s+([a-z -]+):\s+[\d,]+ bytes/message\s+([\d.]+)x plain", "\n".join(lines), re.M
+        )
+    }
+    assert set(ratios) == {
+        "plain append-only table",
+        "timeline blocks",
+        "named-context messages",
+        "whole list rewritten per step",
+    }
+    assert ratios["plain append-only table"] == 1.0
+    assert 1.0 < ratios["timeline blocks"] < 3.0, lines
+    assert ratios["whole list rewritten per step"] > 3 * ratios["timeline blocks"], lines
+    assert not Tenant.objects.exists() and not Block.objects.exists()
+    assert storage.PLAIN not in connection.introspection.table_names()
+    assert storage.REWRITE not in connection.introspection.table_names()
