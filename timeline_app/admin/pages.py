@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.contrib import messages
 from django.contrib.admin.utils import quote, unquote
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import BadRequest, PermissionDenied
 from django.core.paginator import Paginator
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connections
@@ -30,6 +30,7 @@ from timeline_app import roles
 from timeline_app.admin import selectors as admin_selectors
 from timeline_app.models import Block, Compaction, Conversation, Timeline
 from timeline_app.rendering import blocks as b
+from timeline_app.rendering.messages import CONTEXT_NAME_PATTERN
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.rendering.settings import SettingsError, resolve_settings
 from timeline_app.services.compaction import compaction_run
@@ -443,6 +444,8 @@ def _conversation_and_timeline(
     if not model_admin.has_view_or_change_permission(request, conversation):
         raise PermissionDenied
     name = request.POST.get("context") or request.GET.get("context") or Timeline.DEFAULT_NAME
+    if not CONTEXT_NAME_PATTERN.match(name):
+        raise BadRequest(f"context must match {CONTEXT_NAME_PATTERN.pattern}")
     timeline = Timeline.objects.filter(conversation=conversation, name=name).first()
     if timeline is None:
         raise Http404(f"no context named {name!r}")
@@ -451,6 +454,9 @@ def _conversation_and_timeline(
 
 
 # ---------------------------------------------------------------- render preview
+
+
+PREVIEW_MAX_CHARS = 200_000
 
 
 def _flag(request: HttpRequest, name: str, default: bool) -> bool:
@@ -481,9 +487,14 @@ def render_preview_page(model_admin: ModelAdmin[Any], request: HttpRequest, obje
         logger.exception("render preview of timeline %s failed", timeline.pk)
         error = f"{type(exc).__name__}: {exc}"
     lines = []
-    if outcome is not None:
-        for line in (outcome.rendered.debug or "").split("\n"):
-            lines.append({"text": line, "mark": line.startswith("=>[") and line.endswith("]")})
+    stream = outcome.rendered.debug or "" if outcome is not None else ""
+    # The page shows at most PREVIEW_MAX_CHARS of the stream (a large context must not make a page
+    # of hundreds of megabytes); the rest is named, not shown.
+    truncated = max(0, len(stream) - PREVIEW_MAX_CHARS)
+    for line in stream[:PREVIEW_MAX_CHARS].split("\n") if stream else []:
+        lines.append({"text": line, "mark": line.startswith("=>[") and line.endswith("]")})
+    if truncated:
+        lines.append({"text": f"… {truncated} more characters not shown", "mark": False})
     context = {
         **model_admin.admin_site.each_context(request),
         "opts": model_admin.opts,

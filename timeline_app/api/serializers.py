@@ -319,11 +319,15 @@ class SearchOut(serializers.Serializer[Any]):
     results = SearchHitOut(many=True)
 
 
+BIGINT_MAX = 2**63 - 1
+INT_MAX = 2**31 - 1
+
+
 class ImportBlockIn(BlockIn):
-    seq = StrictIntegerField(min_value=1)
+    seq = StrictIntegerField(min_value=1, max_value=BIGINT_MAX)
     type = StrictCharField(regex=TYPE_REGEX)
     turn_id = StrictCharField(required=False, allow_blank=True, default="", max_length=128)
-    ts = StrictCharField(required=False, allow_blank=True, default="", max_length=40)
+    ts = IsoDateTimeStringField(required=False, allow_blank=True, default="", max_length=40)
     id = StrictCharField(required=False, allow_null=True, max_length=128)
     hidden = StrictBooleanField(required=False, default=False)
     replacement_text = StrictCharField(required=False, allow_blank=True, trim_whitespace=False, default="")
@@ -331,20 +335,22 @@ class ImportBlockIn(BlockIn):
 
 
 class ImportSourceIn(SourceIn):
-    sid = StrictIntegerField(min_value=1)
+    sid = StrictIntegerField(min_value=1, max_value=INT_MAX)
 
 
-class ImportCompactionIn(serializers.Serializer[Any]):
-    summary_seq = StrictIntegerField(min_value=1)
-    first_retained_seq = StrictIntegerField(min_value=1)
-    covered_from_seq = StrictIntegerField(required=False, allow_null=True)
-    covered_to_seq = StrictIntegerField(required=False, allow_null=True)
-    covered_turn_ids = serializers.ListField(child=StrictCharField(max_length=128), required=False)
+class ImportCompactionIn(StrictSerializer):
+    summary_seq = StrictIntegerField(min_value=1, max_value=BIGINT_MAX)
+    first_retained_seq = StrictIntegerField(min_value=1, max_value=BIGINT_MAX)
+    covered_from_seq = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=BIGINT_MAX)
+    covered_to_seq = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=BIGINT_MAX)
+    covered_turn_ids = serializers.ListField(
+        child=StrictCharField(max_length=128), required=False, max_length=100_000
+    )
     split_turn_id = StrictCharField(required=False, allow_blank=True, max_length=128)
     trigger = serializers.ChoiceField(choices=Compaction.Trigger.choices, required=False)
-    before_tokens = StrictIntegerField(required=False, min_value=0)
-    after_tokens = StrictIntegerField(required=False, min_value=0)
-    compacted_tokens = StrictIntegerField(required=False, min_value=0)
+    before_tokens = StrictIntegerField(required=False, min_value=0, max_value=INT_MAX)
+    after_tokens = StrictIntegerField(required=False, min_value=0, max_value=INT_MAX)
+    compacted_tokens = StrictIntegerField(required=False, min_value=0, max_value=INT_MAX)
     summarizer = StrictCharField(required=False, allow_blank=True, max_length=32)
     model = StrictCharField(required=False, allow_blank=True, max_length=100)
 
@@ -365,7 +371,7 @@ class TimelineImportIn(StrictSerializer):
     # The serializer metaclass moves declared fields off the class, so the Field.context property stays.
     context = StrictCharField(required=False)  # type: ignore[assignment]
     settings = SettingsField(required=False, default=dict)
-    view_start_seq = StrictIntegerField(required=False, min_value=0, default=0)
+    view_start_seq = StrictIntegerField(required=False, min_value=0, max_value=BIGINT_MAX, default=0)
     compaction_strategy = StrictDictField(required=False, default=dict)
     blocks = ImportBlockIn(many=True, allow_empty=True)
 
@@ -377,6 +383,14 @@ class TimelineImportIn(StrictSerializer):
         except DomainError as exc:
             raise serializers.ValidationError(exc.details) from exc
 
-    sources_pool = ImportSourceIn(many=True, required=False, default=list)
+    sources_pool = ImportSourceIn.many_init(required=False, default=list, max_length=10_000)
     turn_ids = serializers.ListField(child=StrictCharField(allow_blank=True), required=False)
-    compactions = ImportCompactionIn(many=True, required=False, default=list)
+    compactions = ImportCompactionIn.many_init(required=False, default=list, max_length=10_000)
+
+    def to_internal_value(self, data: Any) -> Any:
+        # The cap is checked before any block is validated: an oversized import costs nothing.
+        blocks = data.get("blocks") if isinstance(data, dict) else None
+        limit = settings.TIMELINE_MAX_IMPORT_BLOCKS
+        if isinstance(blocks, list) and len(blocks) > limit:
+            raise serializers.ValidationError({"blocks": [f"at most {limit} blocks per import"]})
+        return super().to_internal_value(data)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any, cast
 
 from django.conf import settings
@@ -20,11 +19,12 @@ from timeline_app import selectors
 from timeline_app.api import serializers as s
 from timeline_app.api.auth import ApiClient
 from timeline_app.api.exceptions import error_body
-from timeline_app.api.fields import StrictSerializer
+from timeline_app.api.fields import StrictSerializer, query_text
 from timeline_app.errors import InvalidInput, NotFound
 from timeline_app.models import Compaction, Conversation, Tenant, Timeline
 from timeline_app.rendering.contributions import NewAttachment, NewBlock
 from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.rendering.times import parse_iso
 from timeline_app.rendering.tokens import count_text_tokens
 from timeline_app.services.background import compaction_enqueue
 from timeline_app.services.blocks import blocks_append, turn_start
@@ -254,11 +254,6 @@ class CompactView(TenantView):
         return Response({"task_id": task_id}, status=status.HTTP_202_ACCEPTED)
 
 
-def parse_iso(value: str) -> datetime:
-    moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 class BlocksReadMixin:
     @extend_schema(
         parameters=[
@@ -275,7 +270,7 @@ class BlocksReadMixin:
         summary="Read blocks back by path, compacted ones included (react.read)",
     )
     def get(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
-        path = request.query_params.get("path", "")
+        path = query_text(request.query_params.get("path", ""), "path")
         if not path:
             raise InvalidInput("the path parameter is required", details={"path": "required"})
         include_hidden = _flag(request.query_params.get("include_hidden", "0"), "include_hidden")
@@ -349,7 +344,7 @@ class SearchView(TenantView):
         summary="Search the context's blocks, compacted and hidden ones included (react.memsearch)",
     )
     def get(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
-        query = request.query_params.get("q", "").strip()
+        query = query_text(request.query_params.get("q", ""), "q").strip()
         if not query or len(query) > 500:
             raise InvalidInput("q must be 1 to 500 characters", details={"q": query[:50]})
         timeline = self.timeline(request, conv, context)
