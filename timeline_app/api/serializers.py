@@ -192,7 +192,12 @@ class RenderIn(StrictSerializer):
     include_announce = StrictBooleanField(required=False, default=False)
     cache_last = StrictBooleanField(required=False, default=True)
     force_sanitize = StrictBooleanField(required=False, default=False)
-    system = StrictCharField(required=False, allow_blank=True, trim_whitespace=False)
+    system = StrictCharField(
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="the system prompt (counted, not stored); at most TIMELINE_MAX_BLOCK_TEXT_CHARS characters",
+    )
     system_tokens = StrictIntegerField(required=False, min_value=0, max_value=10_000_000)
     max_tokens = StrictIntegerField(required=False, min_value=1_000, max_value=10_000_000)
     announce = serializers.ListField(
@@ -208,6 +213,14 @@ class RenderIn(StrictSerializer):
         child=StrictCharField(regex=TYPE_REGEX), required=False, default=list, max_length=100
     )
     now = IsoDateTimeStringField(required=False, max_length=40)
+    debug = StrictBooleanField(
+        required=False,
+        default=False,
+        help_text="text format: add `debug`, the stream with =>[k] marks (the whole text a second time)",
+    )
+
+    def validate_system(self, value: str) -> str:
+        return validate_block_text(value)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if "system" in attrs and "system_tokens" in attrs:
@@ -245,7 +258,9 @@ class RenderOut(serializers.Serializer[Any]):
     tokens = TokensOut()
     compaction = CompactionOut(allow_null=True)
     pruning = PruningOut()
-    debug = serializers.CharField(required=False, help_text="text format only: the stream with =>[k] marks")
+    debug = serializers.CharField(
+        required=False, help_text="text format with `debug: true` only: the stream with =>[k] marks"
+    )
 
 
 class CompactIn(StrictSerializer):

@@ -208,7 +208,7 @@ class RenderView(TenantView):
             "compaction": _compaction_body(outcome.compaction),
             "pruning": {"status": outcome.pruning_status, "hidden_paths": outcome.hidden_paths},
         }
-        if rendered.debug is not None:
+        if data["debug"] and rendered.debug is not None:
             body["debug"] = rendered.debug
         return Response(body)
 
