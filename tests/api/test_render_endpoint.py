@@ -75,7 +75,9 @@ def test_ttl_pruning_hides_old_tool_results_only_when_the_cache_is_cold(owner, c
     assert first["pruning"]["status"] == "armed"
     warm = owner.post(f"{BASE}/render/", {"now": "2026-01-01T00:04:00Z"}).json()
     assert warm["pruning"] == {"status": "fresh", "hidden_paths": []}
-    cold = owner.post(f"{BASE}/render/", {"now": "2026-01-01T00:20:00Z", "format": "text", "debug": True}).json()
+    cold = owner.post(
+        f"{BASE}/render/", {"now": "2026-01-01T00:20:00Z", "format": "text", "debug": True}
+    ).json()
     assert cold["pruning"]["status"] == "pruned"
     assert set(cold["pruning"]["hidden_paths"]) == {
         "tc:turn_1.tc_1x0.result",
