@@ -105,6 +105,34 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
+# The shared cache (the compact throttle's counters): every process must see the same counts.
+# CACHE_URL (redis://…) or a Redis CELERY_BROKER_URL: Redis. Otherwise the database cache, whose
+# table the migration 0005_cache_table creates (no createcachetable step to forget).
+CACHE_TABLE = "timeline_cache"
+_cache_url = env.str("CACHE_URL", default="") or (
+    env.str("CELERY_BROKER_URL", default="")
+    if env.str("CELERY_BROKER_URL", default="").startswith("redis")
+    else ""
+)
+
+
+def cache_config(url: str) -> dict[str, object]:
+    """``CACHES["default"]`` for a cache URL: Redis for ``redis://``/``rediss://``, else the database."""
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        return {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": url,
+            "KEY_PREFIX": "timeline",
+        }
+    if url:
+        raise environ.ImproperlyConfigured(
+            "CACHE_URL must be a redis:// URL (or empty for the database cache)"
+        )
+    return {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": CACHE_TABLE}
+
+
+CACHES = {"default": cache_config(_cache_url)}
+
 # Celery: eager in the embedded mode (no broker configured), a real broker otherwise.
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="")
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not CELERY_BROKER_URL)

@@ -11,7 +11,6 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from config.celery import app as celery_app
@@ -20,6 +19,7 @@ from timeline_app.api import serializers as s
 from timeline_app.api.auth import ApiClient
 from timeline_app.api.exceptions import error_body
 from timeline_app.api.fields import StrictSerializer, query_text
+from timeline_app.api.throttling import SharedScopedRateThrottle
 from timeline_app.errors import InvalidInput, NotFound
 from timeline_app.models import Compaction, Conversation, Tenant, Timeline
 from timeline_app.rendering.contributions import NewAttachment, NewBlock
@@ -223,7 +223,7 @@ def _compaction_body(outcome: CompactionOutcome | None) -> dict[str, Any] | None
 
 class CompactView(TenantView):
     throttle_scope = "compact"
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [SharedScopedRateThrottle]
 
     @extend_schema(
         request=s.CompactIn,
