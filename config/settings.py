@@ -148,6 +148,34 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
+# The shared cache (the compact throttle's counters): every process must see the same counts.
+# CACHE_URL (redis://…) or a Redis CELERY_BROKER_URL: Redis. Otherwise the database cache, whose
+# table the migration 0005_cache_table creates (no createcachetable step to forget).
+CACHE_TABLE = "timeline_cache"
+_cache_url = env.str("CACHE_URL", default="") or (
+    env.str("CELERY_BROKER_URL", default="")
+    if env.str("CELERY_BROKER_URL", default="").startswith("redis")
+    else ""
+)
+
+
+def cache_config(url: str) -> dict[str, object]:
+    """``CACHES["default"]`` for a cache URL: Redis for ``redis://``/``rediss://``, else the database."""
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        return {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": url,
+            "KEY_PREFIX": "timeline",
+        }
+    if url:
+        raise environ.ImproperlyConfigured(
+            "CACHE_URL must be a redis:// URL (or empty for the database cache)"
+        )
+    return {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": CACHE_TABLE}
+
+
+CACHES = {"default": cache_config(_cache_url)}
+
 # Celery: eager in the embedded mode (no broker configured), a real broker otherwise.
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="")
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not CELERY_BROKER_URL)
@@ -217,6 +245,9 @@ TIMELINE_CUSTOM_STRATEGIES = env.dict("TIMELINE_CUSTOM_STRATEGIES", default={})
 TIMELINE_MAX_BLOCK_TEXT_CHARS = env.int("TIMELINE_MAX_BLOCK_TEXT_CHARS", default=1_000_000)
 TIMELINE_MAX_ATTACHMENT_BYTES = env.int("TIMELINE_MAX_ATTACHMENT_BYTES", default=20 * 1024 * 1024)
 TIMELINE_MAX_BLOCKS_PER_REQUEST = env.int("TIMELINE_MAX_BLOCKS_PER_REQUEST", default=500)
+TIMELINE_MAX_IMPORT_BLOCKS = env.int("TIMELINE_MAX_IMPORT_BLOCKS", default=50_000)
+TIMELINE_MAX_CONTEXTS_PER_CONVERSATION = env.int("TIMELINE_MAX_CONTEXTS_PER_CONVERSATION", default=200)
+TIMELINE_MAX_SEARCH_RESULTS = env.int("TIMELINE_MAX_SEARCH_RESULTS", default=50)
 TIMELINE_MAX_JSON_DEPTH = env.int("TIMELINE_MAX_JSON_DEPTH", default=32)
 
 # /metrics (Prometheus text): open when empty, else only with "Authorization: Bearer <token>".

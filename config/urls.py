@@ -24,4 +24,5 @@ def handler404(request: HttpRequest, exception: Exception) -> HttpResponse:
     return page_not_found(request, exception)
 
 
+handler400 = "timeline_app.api.exceptions.json_bad_request"
 handler500 = "timeline_app.api.exceptions.json_server_error"

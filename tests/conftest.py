@@ -26,11 +26,17 @@ def _database_is_the_real_one(django_db_setup, django_db_blocker):
 
 
 @pytest.fixture(autouse=True)
-def _fresh_cache():
-    """Throttle counters live in the cache: every test starts with none."""
-    from django.core.cache import cache
+def _fresh_cache(request):
+    """Throttle counters live in the shared cache (the database cache unless CACHE_URL is set):
+    every test that can reach the database starts with none."""
+    uses_db = request.node.get_closest_marker("django_db") is not None or bool(
+        {"db", "transactional_db", "django_db_reset_sequences", "live_server"} & set(request.fixturenames)
+    )
+    if uses_db:
+        request.getfixturevalue("_django_db_helper")
+        from django.core.cache import cache
 
-    cache.clear()
+        cache.clear()
     yield
 
 

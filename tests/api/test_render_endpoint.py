@@ -62,7 +62,7 @@ def test_render_openai_messages_validate_against_the_sdk_types(owner, conversati
 
 def test_render_text_format_marks_cache_points(owner, conversation):
     start_turn(owner)
-    body = owner.post(f"{BASE}/render/", {"format": "text"}).json()
+    body = owner.post(f"{BASE}/render/", {"format": "text", "debug": True}).json()
     assert "[TURN turn_a]" in body["debug"] and "[USER MESSAGE]" in body["debug"]
     assert "=>[1]" in body["debug"]
 
@@ -75,7 +75,9 @@ def test_ttl_pruning_hides_old_tool_results_only_when_the_cache_is_cold(owner, c
     assert first["pruning"]["status"] == "armed"
     warm = owner.post(f"{BASE}/render/", {"now": "2026-01-01T00:04:00Z"}).json()
     assert warm["pruning"] == {"status": "fresh", "hidden_paths": []}
-    cold = owner.post(f"{BASE}/render/", {"now": "2026-01-01T00:20:00Z", "format": "text"}).json()
+    cold = owner.post(
+        f"{BASE}/render/", {"now": "2026-01-01T00:20:00Z", "format": "text", "debug": True}
+    ).json()
     assert cold["pruning"]["status"] == "pruned"
     assert set(cold["pruning"]["hidden_paths"]) == {
         "tc:turn_1.tc_1x0.result",
@@ -102,10 +104,13 @@ def test_render_with_small_max_tokens_compacts_and_reports_it(owner, conversatio
 
 def test_contribution_filters_apply_to_history_and_current_turn(owner, conversation):
     add_turns(Timeline.objects.get(conversation=conversation), 2)
-    body = owner.post(f"{BASE}/render/", {"format": "text", "exclude_contributions": ["react.notes"]}).json()
+    body = owner.post(
+        f"{BASE}/render/", {"format": "text", "debug": True, "exclude_contributions": ["react.notes"]}
+    ).json()
     assert "searching 0" not in body["debug"]
     body = owner.post(
-        f"{BASE}/render/", {"format": "text", "include_only_contributions": ["assistant.completion"]}
+        f"{BASE}/render/",
+        {"format": "text", "debug": True, "include_only_contributions": ["assistant.completion"]},
     ).json()
     assert "react.tool.call" not in body["debug"] and "Answer 2." in body["debug"]
 
@@ -125,7 +130,7 @@ def test_active_plan_is_announced_not_persisted(owner, conversation):
             ]
         },
     )
-    body = owner.post(f"{BASE}/render/", {"format": "text", "include_announce": True}).json()
+    body = owner.post(f"{BASE}/render/", {"format": "text", "debug": True, "include_announce": True}).json()
     assert "[ACTIVE PLAN]" in body["debug"]
     assert Block.objects.filter(type="react.plan").count() == 1
 

@@ -42,10 +42,12 @@ def test_export_import_round_trip_loses_nothing(owner, conversation):
     again = owner.get(f"{C}/copy/timeline/").json()
     assert comparable(again) == comparable(exported)
     original = owner.post(
-        f"{C}/c1/render/", {"format": "text", "include_sources": True, "now": "2030-01-01T00:00:00Z"}
+        f"{C}/c1/render/",
+        {"format": "text", "debug": True, "include_sources": True, "now": "2030-01-01T00:00:00Z"},
     ).json()
     copy = owner.post(
-        f"{C}/copy/render/", {"format": "text", "include_sources": True, "now": "2030-01-01T00:00:00Z"}
+        f"{C}/copy/render/",
+        {"format": "text", "debug": True, "include_sources": True, "now": "2030-01-01T00:00:00Z"},
     ).json()
     assert copy["debug"] == original["debug"]
     assert owner.get(f"{C}/copy/").json()["started_at"] == owner.get(f"{C}/c1/").json()["started_at"]

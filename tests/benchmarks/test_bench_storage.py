@@ -31,7 +31,8 @@ def test_bench_storage_compares_our_store_with_a_plain_table_and_a_rewriting_one
         "whole list rewritten per step",
     }
     assert ratios["plain append-only table"] == 1.0
-    assert 1.0 < ratios["timeline blocks"] < 3.0, lines
+    # Blocks carry a stored tsvector with a GIN index for search (issue 12): ~2x a plain row, < 4x.
+    assert 1.0 < ratios["timeline blocks"] < 4.0, lines
     assert ratios["whole list rewritten per step"] > 3 * ratios["timeline blocks"], lines
     assert not Tenant.objects.exists() and not Block.objects.exists()
     assert storage.PLAIN not in connection.introspection.table_names()

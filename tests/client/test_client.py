@@ -39,7 +39,7 @@ def test_client_drives_a_turn_and_reads_back(api):
             },
         ],
     )
-    rendered = api.render("chat", format="text")
+    rendered = api.render("chat", format="text", debug=True)
     assert "Trattoria" in rendered["debug"]
     assert api.read("chat", "tc:turn_1.tc_1.result")["blocks"][0]["text"] == "Trattoria"
     api.hide("chat", "tc:turn_1.tc_1.result", "[hidden]")

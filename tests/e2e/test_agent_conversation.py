@@ -87,6 +87,6 @@ def test_thirty_turn_agent_loop_compacts_and_keeps_everything_reachable(server):
         assert "zebra1x0 lighthouse" in compacted[0]["text"]
         hits = api.search("agent", "zebra2x1")
         assert any(hit["path"] == "tc:turn_02.tc_2x1.result" and hit["compacted"] for hit in hits)
-        final = api.render("agent", format="text")
+        final = api.render("agent", format="text", debug=True)
         assert final["debug"].startswith("[CONVERSATION SUMMARY]")
         assert len(api.sources("agent")) == TURNS

@@ -175,7 +175,7 @@ def test_the_compact_endpoint_enqueues_and_a_real_worker_compacts(owner, broker,
     record = Compaction.objects.get(task_id=task_id)
     assert (record.trigger, record.summarizer) == ("manual", "extractive")
     assert Block.objects.filter(timeline=timeline, type=b.SUMMARY).count() == 1
-    rendered = owner.post("/api/v1/conversations/bg/render/", {"format": "text"}).json()
+    rendered = owner.post("/api/v1/conversations/bg/render/", {"format": "text", "debug": True}).json()
     assert "[CONVERSATION SUMMARY]" in rendered["debug"]
     assert rendered["tokens"]["total"] <= SMALL["max_tokens"]
     # A worker on a host of its own exports its compactions itself.

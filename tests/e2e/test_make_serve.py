@@ -125,7 +125,9 @@ def test_make_serve_serves_the_api_and_compacts_on_the_worker_then_stops_everyth
     assert created.status_code == 201, created.text
     turn = client.post("/api/v1/conversations/served/turns/", json={"prompt": "Plan a trip"}, headers=auth)
     assert turn.status_code == 201, turn.text
-    rendered = client.post("/api/v1/conversations/served/render/", json={"format": "text"}, headers=auth)
+    rendered = client.post(
+        "/api/v1/conversations/served/render/", json={"format": "text", "debug": True}, headers=auth
+    )
     assert "Plan a trip" in rendered.json()["debug"]
 
     fill_to(Timeline.objects.get(conversation__public_id="served"), 4_600)
@@ -138,7 +140,9 @@ def test_make_serve_serves_the_api_and_compacts_on_the_worker_then_stops_everyth
         what="the worker to apply the compaction",
         logs=served.log,
     )
-    after = client.post("/api/v1/conversations/served/render/", json={"format": "text"}, headers=auth).json()
+    after = client.post(
+        "/api/v1/conversations/served/render/", json={"format": "text", "debug": True}, headers=auth
+    ).json()
     assert "[CONVERSATION SUMMARY]" in after["debug"] and after["compaction"] is None
 
     samples = {

@@ -72,7 +72,7 @@ def build_conversation(api: TimelineClient) -> dict[str, str]:
     first = api.read(CONV, "tc:turn_1.tc_1.result")["blocks"][0]
     hits = {h["path"]: h for h in api.search(CONV, "quokka1")}
     assert hits["tc:turn_1.tc_1.result"]["compacted"], "turn 1's tool result is compacted"
-    rendered = api.render(CONV, format="text")["debug"]
+    rendered = api.render(CONV, format="text", debug=True)["debug"]
     assert "quokka1 manifest" not in rendered, "the compacted result is not in the render any more"
     assert "quokka6 manifest" in rendered, "the latest result is still visible"
     return {"compacted": first["path"], "visible": "tc:turn_6.tc_6.result"}

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin, messages
 from django.contrib.admin.utils import quote, unquote
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import BadRequest, PermissionDenied
 from django.core.paginator import Page
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import QuerySet
@@ -30,6 +30,7 @@ from timeline_app import roles
 from timeline_app.admin import display, sections
 from timeline_app.admin import selectors as admin_selectors
 from timeline_app.models import Compaction, Conversation, Timeline
+from timeline_app.rendering.messages import CONTEXT_NAME_PATTERN
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.rendering.settings import SettingsError, resolve_settings
 from timeline_app.services.compaction import compaction_run
@@ -43,6 +44,7 @@ else:
 
 logger = logging.getLogger(__name__)
 
+PREVIEW_MAX_CHARS = 200_000
 TURNS_PER_PAGE = 20
 BLOCKS_PER_TURN = 200
 MAX_SYSTEM_TOKENS = 10_000_000
@@ -104,6 +106,8 @@ class ConversationPages(_ModelAdmin):
 
     def _timeline(self, request: HttpRequest, conversation: Conversation) -> Timeline:
         name = request.POST.get("context") or request.GET.get("context") or Timeline.DEFAULT_NAME
+        if not CONTEXT_NAME_PATTERN.match(name):
+            raise BadRequest(f"context must match {CONTEXT_NAME_PATTERN.pattern}")
         timeline = admin_selectors.conversation_timeline(conversation=conversation, name=name)
         if timeline is None:
             raise Http404(f"no context named {name!r}")
@@ -189,10 +193,17 @@ class ConversationPages(_ModelAdmin):
             "system_tokens": max(0, min(_int(request.GET.get("system_tokens")), MAX_SYSTEM_TOKENS)),
         }
         outcome, error = _dry_render(timeline, **options)
+        stream = (outcome.rendered.debug or "") if outcome is not None else ""
+        # At most PREVIEW_MAX_CHARS of the stream: a large context must not make a page of hundreds
+        # of megabytes; the rest is named, not shown.
         lines = [
             {"text": line, "mark": line.startswith("=>[") and line.endswith("]")}
-            for line in ((outcome.rendered.debug or "").split("\n") if outcome else [])
+            for line in (stream[:PREVIEW_MAX_CHARS].split("\n") if stream else [])
         ]
+        if len(stream) > PREVIEW_MAX_CHARS:
+            lines.append(
+                {"text": f"… {len(stream) - PREVIEW_MAX_CHARS} more characters not shown", "mark": False}
+            )
         title = f"Render preview: {conversation.title or conversation.public_id}"
         context = {
             **self._page_context(request, title),

@@ -55,5 +55,9 @@ def json_not_found(request: HttpRequest, exception: Exception | None = None) -> 
     return JsonResponse(error_body("not_found", "no such resource"), status=404)
 
 
+def json_bad_request(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    return JsonResponse(error_body("bad_request", str(exception) if exception else "bad request"), status=400)
+
+
 def json_server_error(request: HttpRequest) -> JsonResponse:
     return JsonResponse(error_body("server_error", "internal error"), status=500)

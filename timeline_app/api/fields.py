@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from django.core.validators import RegexValidator
 from rest_framework import serializers
+
+from timeline_app.errors import InvalidInput
+from timeline_app.rendering.message_validation import storable_problems
+from timeline_app.rendering.times import parse_iso
+
+
+def query_text(value: str, name: str) -> str:
+    """A query parameter's text, rejected (400) when the database could not compare it (NUL)."""
+    problems = storable_problems(value, name)
+    if problems:
+        raise InvalidInput(f"{name} holds a character that cannot be stored", details=problems)
+    return value
 
 
 class StrictCharField(serializers.CharField):
@@ -39,6 +50,9 @@ class StrictDictField(serializers.DictField):
     def to_internal_value(self, data: Any) -> dict[str, Any]:
         if not isinstance(data, dict):
             self.fail("not_a_dict", input_type=type(data).__name__)
+        problems = storable_problems(data, self.field_name or "value")
+        if problems:
+            raise serializers.ValidationError(problems)
         return dict(super().to_internal_value(data))
 
 
@@ -47,10 +61,12 @@ class IsoDateTimeStringField(StrictCharField):
 
     def to_internal_value(self, data: Any) -> str:
         value = super().to_internal_value(data)
+        if value == "" and self.allow_blank:
+            return value
         try:
-            datetime.fromisoformat(value.replace("Z", "+00:00"))
+            parse_iso(value)
         except ValueError as exc:
-            raise serializers.ValidationError("not an ISO-8601 time") from exc
+            raise serializers.ValidationError(f"not an ISO-8601 time in range: {exc}") from exc
         return value
 
 

@@ -9,6 +9,9 @@ from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
+from timeline_app.errors import InvalidInput
+from timeline_app.rendering.message_validation import storable_problems
+
 
 def json_depth(value: Any, limit: int) -> int:
     """Depth of nested arrays/objects, stopping early past ``limit`` (iterative: no recursion)."""
@@ -41,4 +44,9 @@ class StrictJSONParser(JSONParser):
         limit = settings.TIMELINE_MAX_JSON_DEPTH
         if json_depth(data, limit) > limit:
             raise ParseError(f"JSON nested deeper than {limit} levels")
+        # PostgreSQL stores neither NUL nor a lone surrogate (text or jsonb, keys or values): one
+        # check here covers every JSON field of every endpoint, before any validation or write.
+        problems = storable_problems(data)
+        if problems:
+            raise InvalidInput("the body holds characters that cannot be stored", details=problems)
         return data

@@ -193,7 +193,12 @@ class RenderIn(StrictSerializer):
     include_announce = StrictBooleanField(required=False, default=False)
     cache_last = StrictBooleanField(required=False, default=True)
     force_sanitize = StrictBooleanField(required=False, default=False)
-    system = StrictCharField(required=False, allow_blank=True, trim_whitespace=False)
+    system = StrictCharField(
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="the system prompt (counted, not stored); at most TIMELINE_MAX_BLOCK_TEXT_CHARS characters",
+    )
     system_tokens = StrictIntegerField(required=False, min_value=0, max_value=10_000_000)
     max_tokens = StrictIntegerField(required=False, min_value=1_000, max_value=10_000_000)
     announce = serializers.ListField(
@@ -209,6 +214,14 @@ class RenderIn(StrictSerializer):
         child=StrictCharField(regex=TYPE_REGEX), required=False, default=list, max_length=100
     )
     now = IsoDateTimeStringField(required=False, max_length=40)
+    debug = StrictBooleanField(
+        required=False,
+        default=False,
+        help_text="text format: add `debug`, the stream with =>[k] marks (the whole text a second time)",
+    )
+
+    def validate_system(self, value: str) -> str:
+        return validate_block_text(value)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if "system" in attrs and "system_tokens" in attrs:
@@ -264,7 +277,9 @@ class RenderOut(serializers.Serializer[Any]):
     compaction = CompactionOut(allow_null=True)
     pruning = PruningOut()
     cache = CacheOut(help_text="how much of the previous render's prefix the provider's cache could reuse")
-    debug = serializers.CharField(required=False, help_text="text format only: the stream with =>[k] marks")
+    debug = serializers.CharField(
+        required=False, help_text="text format with `debug: true` only: the stream with =>[k] marks"
+    )
 
 
 class CompactIn(StrictSerializer):
@@ -338,11 +353,15 @@ class SearchOut(serializers.Serializer[Any]):
     results = SearchHitOut(many=True)
 
 
+BIGINT_MAX = 2**63 - 1
+INT_MAX = 2**31 - 1
+
+
 class ImportBlockIn(BlockIn):
-    seq = StrictIntegerField(min_value=1)
+    seq = StrictIntegerField(min_value=1, max_value=BIGINT_MAX)
     type = StrictCharField(regex=TYPE_REGEX)
     turn_id = StrictCharField(required=False, allow_blank=True, default="", max_length=128)
-    ts = StrictCharField(required=False, allow_blank=True, default="", max_length=40)
+    ts = IsoDateTimeStringField(required=False, allow_blank=True, default="", max_length=40)
     id = StrictCharField(required=False, allow_null=True, max_length=128)
     hidden = StrictBooleanField(required=False, default=False)
     replacement_text = StrictCharField(required=False, allow_blank=True, trim_whitespace=False, default="")
@@ -350,20 +369,22 @@ class ImportBlockIn(BlockIn):
 
 
 class ImportSourceIn(SourceIn):
-    sid = StrictIntegerField(min_value=1)
+    sid = StrictIntegerField(min_value=1, max_value=INT_MAX)
 
 
-class ImportCompactionIn(serializers.Serializer[Any]):
-    summary_seq = StrictIntegerField(min_value=1)
-    first_retained_seq = StrictIntegerField(min_value=1)
-    covered_from_seq = StrictIntegerField(required=False, allow_null=True)
-    covered_to_seq = StrictIntegerField(required=False, allow_null=True)
-    covered_turn_ids = serializers.ListField(child=StrictCharField(max_length=128), required=False)
+class ImportCompactionIn(StrictSerializer):
+    summary_seq = StrictIntegerField(min_value=1, max_value=BIGINT_MAX)
+    first_retained_seq = StrictIntegerField(min_value=1, max_value=BIGINT_MAX)
+    covered_from_seq = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=BIGINT_MAX)
+    covered_to_seq = StrictIntegerField(required=False, allow_null=True, min_value=0, max_value=BIGINT_MAX)
+    covered_turn_ids = serializers.ListField(
+        child=StrictCharField(max_length=128), required=False, max_length=100_000
+    )
     split_turn_id = StrictCharField(required=False, allow_blank=True, max_length=128)
     trigger = serializers.ChoiceField(choices=Compaction.Trigger.choices, required=False)
-    before_tokens = StrictIntegerField(required=False, min_value=0)
-    after_tokens = StrictIntegerField(required=False, min_value=0)
-    compacted_tokens = StrictIntegerField(required=False, min_value=0)
+    before_tokens = StrictIntegerField(required=False, min_value=0, max_value=INT_MAX)
+    after_tokens = StrictIntegerField(required=False, min_value=0, max_value=INT_MAX)
+    compacted_tokens = StrictIntegerField(required=False, min_value=0, max_value=INT_MAX)
     summarizer = StrictCharField(required=False, allow_blank=True, max_length=32)
     model = StrictCharField(required=False, allow_blank=True, max_length=100)
 
@@ -384,7 +405,7 @@ class TimelineImportIn(StrictSerializer):
     # The serializer metaclass moves declared fields off the class, so the Field.context property stays.
     context = StrictCharField(required=False)  # type: ignore[assignment]
     settings = SettingsField(required=False, default=dict)
-    view_start_seq = StrictIntegerField(required=False, min_value=0, default=0)
+    view_start_seq = StrictIntegerField(required=False, min_value=0, max_value=BIGINT_MAX, default=0)
     compaction_strategy = StrictDictField(required=False, default=dict)
     blocks = ImportBlockIn(many=True, allow_empty=True)
 
@@ -396,6 +417,14 @@ class TimelineImportIn(StrictSerializer):
         except DomainError as exc:
             raise serializers.ValidationError(exc.details) from exc
 
-    sources_pool = ImportSourceIn(many=True, required=False, default=list)
+    sources_pool = ImportSourceIn.many_init(required=False, default=list, max_length=10_000)
     turn_ids = serializers.ListField(child=StrictCharField(allow_blank=True), required=False)
-    compactions = ImportCompactionIn(many=True, required=False, default=list)
+    compactions = ImportCompactionIn.many_init(required=False, default=list, max_length=10_000)
+
+    def to_internal_value(self, data: Any) -> Any:
+        # The cap is checked before any block is validated: an oversized import costs nothing.
+        blocks = data.get("blocks") if isinstance(data, dict) else None
+        limit = settings.TIMELINE_MAX_IMPORT_BLOCKS
+        if isinstance(blocks, list) and len(blocks) > limit:
+            raise serializers.ValidationError({"blocks": [f"at most {limit} blocks per import"]})
+        return super().to_internal_value(data)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import asdict
-from datetime import UTC, datetime
 from typing import Any, cast
 
 from django.conf import settings
@@ -14,7 +13,6 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from config.celery import app as celery_app
@@ -22,11 +20,13 @@ from timeline_app import selectors
 from timeline_app.api import serializers as s
 from timeline_app.api.auth import ApiClient
 from timeline_app.api.exceptions import error_body
-from timeline_app.api.fields import StrictSerializer
+from timeline_app.api.fields import StrictSerializer, query_text
+from timeline_app.api.throttling import SharedScopedRateThrottle
 from timeline_app.errors import InvalidInput, NotFound
 from timeline_app.models import Compaction, Conversation, Tenant, Timeline
 from timeline_app.rendering.contributions import NewAttachment, NewBlock
 from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.rendering.times import parse_iso
 from timeline_app.rendering.tokens import count_text_tokens
 from timeline_app.services.background import compaction_enqueue
 from timeline_app.services.blocks import blocks_append, turn_start
@@ -212,7 +212,7 @@ class RenderView(TenantView):
             "pruning": {"status": outcome.pruning_status, "hidden_paths": outcome.hidden_paths},
             "cache": asdict(outcome.cache) if outcome.cache is not None else None,
         }
-        if rendered.debug is not None:
+        if data["debug"] and rendered.debug is not None:
             body["debug"] = rendered.debug
         return Response(body)
 
@@ -227,7 +227,7 @@ def _compaction_body(outcome: CompactionOutcome | None) -> dict[str, Any] | None
 
 class CompactView(TenantView):
     throttle_scope = "compact"
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [SharedScopedRateThrottle]
 
     @extend_schema(
         request=s.CompactIn,
@@ -258,11 +258,6 @@ class CompactView(TenantView):
         return Response({"task_id": task_id}, status=status.HTTP_202_ACCEPTED)
 
 
-def parse_iso(value: str) -> datetime:
-    moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 class BlocksReadMixin:
     @extend_schema(
         parameters=[
@@ -279,7 +274,7 @@ class BlocksReadMixin:
         summary="Read blocks back by path, compacted ones included (react.read)",
     )
     def get(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
-        path = request.query_params.get("path", "")
+        path = query_text(request.query_params.get("path", ""), "path")
         if not path:
             raise InvalidInput("the path parameter is required", details={"path": "required"})
         include_hidden = _flag(request.query_params.get("include_hidden", "0"), "include_hidden")
@@ -353,7 +348,7 @@ class SearchView(TenantView):
         summary="Search the context's blocks, compacted and hidden ones included (react.memsearch)",
     )
     def get(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
-        query = request.query_params.get("q", "").strip()
+        query = query_text(request.query_params.get("q", ""), "q").strip()
         if not query or len(query) > 500:
             raise InvalidInput("q must be 1 to 500 characters", details={"q": query[:50]})
         timeline = self.timeline(request, conv, context)

@@ -167,7 +167,8 @@ def build_server(client: TimelineClient, conversation: str, context: str = "main
         structured_output=False,
     )
     def timeline_render(format: Literal["text", "anthropic", "openai"] = "text") -> str:
-        rendered = _call(lambda: client.render(conversation, context=context, format=format))
+        debug = {"debug": True} if format == "text" else {}
+        rendered = _call(lambda: client.render(conversation, context=context, format=format, **debug))
         if format == "text":
             return str(rendered.get("debug", ""))
         shown = {key: rendered.get(key) for key in ("blocks", "cache_points", "tokens", "compaction")}

@@ -125,7 +125,8 @@ class TimelineClient:
     def render(self, conversation: str, *, context: str = "main", **options: Any) -> dict[str, Any]:
         """Render for the next model call. Options: ``format``, ``include_sources``, ``include_announce``,
         ``cache_last``, ``force_sanitize``, ``system`` or ``system_tokens``, ``max_tokens``, ``announce``,
-        ``exclude_contributions``, ``include_only_contributions``, ``now``."""
+        ``exclude_contributions``, ``include_only_contributions``, ``now``, ``debug`` (text format: add the
+        stream with its cache marks)."""
         return self.transport.request("POST", self._path(conversation, context, "render/"), json=options)  # type: ignore[no-any-return]
 
     def compact(

@@ -15,10 +15,11 @@ from timeline_app.rendering.messages import (
     MAX_ID_CHARS,
     MAX_NAME_CHARS,
     MESSAGE_ID_PATTERN,
+    MESSAGE_TYPES,
     NewMessage,
     message_text,
 )
-from timeline_app.rendering.times import normalize_timestamp
+from timeline_app.rendering.times import normalize_timestamp, parse_iso
 
 _ALLOWED_KEYS: dict[str, frozenset[str]] = {
     "user": frozenset({"role", "content", "name"}),
@@ -51,6 +52,12 @@ def _data_limit(max_attachment_bytes: int) -> int:
     return math.ceil(max_attachment_bytes / 3) * 4 + 256
 
 
+def _shown(key: Any) -> str:
+    """A key as ``details`` may name it: a NUL or a lone surrogate is written as an escape."""
+    text = str(key).replace("\x00", "\\x00")
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _check_storable(value: Any, where: str, errors: _Errors) -> None:
     """Every string (keys too) must be storable: no NUL character, no lone surrogate."""
     stack: list[tuple[Any, str]] = [(value, where)]
@@ -61,7 +68,7 @@ def _check_storable(value: Any, where: str, errors: _Errors) -> None:
             texts = [item]
         elif isinstance(item, dict):
             texts = [k for k in item if isinstance(k, str)]
-            stack.extend((v, f"{at}.{k}") for k, v in item.items())
+            stack.extend((v, f"{at}.{_shown(k)}" if at else _shown(k)) for k, v in item.items())
         elif isinstance(item, list):
             stack.extend((v, f"{at}[{i}]") for i, v in enumerate(item))
         for text in texts:
@@ -72,6 +79,16 @@ def _check_storable(value: Any, where: str, errors: _Errors) -> None:
                     text.encode("utf-8")
                 except UnicodeEncodeError:
                     errors.add(at, "text is not valid Unicode (lone surrogate)")
+
+
+def storable_problems(value: Any, where: str = "") -> dict[str, str]:
+    """Where ``value`` (any JSON value, keys included) holds a string the database cannot store:
+    a NUL character or a lone surrogate. Empty when every string is storable.
+
+    The one check behind every JSON input (the API's parser, query parameters, messages)."""
+    errors = _Errors(data_limit=0)
+    _check_storable(value, where, errors)
+    return errors.details
 
 
 def _exact_keys(value: dict[str, Any], allowed: Iterable[str], where: str, errors: _Errors) -> None:
@@ -255,3 +272,43 @@ def parse_messages(
     if errors:
         raise InvalidInput("the messages are not valid OpenAI chat messages", details=errors.details)
     return parsed
+
+
+_CONTEXT_MESSAGE_TYPES = {t: role for role, t in MESSAGE_TYPES.items() if t.startswith("message.")}
+
+
+def message_block_problems(
+    type: str, meta: Any, *, where: str = "meta", max_attachment_bytes: int = 2**40
+) -> dict[str, str]:
+    """What is wrong with a block that the contexts read as a message, on any write path (blocks
+    API, import): empty when nothing is.
+
+    A ``message.user`` / ``message.assistant`` / ``message.system`` block must carry a valid
+    ``meta.openai_message`` of that role with ``meta.message_id`` and ``meta.timestamp`` (what the
+    messages API writes: branching and the full context copy it); any other block that carries
+    ``meta.openai_message`` (the OpenAI format renders it as that message) must carry a valid one.
+    """
+    role_of_type = _CONTEXT_MESSAGE_TYPES.get(type)
+    if role_of_type is None and not (isinstance(meta, dict) and "openai_message" in meta):
+        return {}
+    errors = _Errors(data_limit=_data_limit(max_attachment_bytes))
+    message = meta.get("openai_message") if isinstance(meta, dict) else None
+    if not isinstance(message, dict):
+        errors.add(f"{where}.openai_message", f"required for a {type} block: the OpenAI message it stores")
+        return errors.details
+    _check_message(message, f"{where}.openai_message", errors)
+    if role_of_type is not None:
+        assert isinstance(meta, dict)
+        if message.get("role") != role_of_type:
+            errors.add(f"{where}.openai_message.role", f"a {type} block stores a {role_of_type} message")
+        message_id = meta.get("message_id")
+        if not isinstance(message_id, str) or not MESSAGE_ID_PATTERN.match(message_id):
+            errors.add(f"{where}.message_id", f"required: must match {MESSAGE_ID_PATTERN.pattern}")
+        timestamp = meta.get("timestamp")
+        try:
+            if not isinstance(timestamp, str):
+                raise ValueError
+            parse_iso(timestamp)
+        except ValueError:
+            errors.add(f"{where}.timestamp", "required: an ISO-8601 time")
+    return errors.details

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
+from django.conf import settings
+from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVectorField
 from django.db import connection
 from django.db.models import Case, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum, Value, When
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce, Greatest
 
 from timeline_app.errors import InvalidInput, NotFound
@@ -127,20 +129,28 @@ def sources_in_path(*, timeline: Timeline, path: str) -> list[Source] | None:
 
 
 SEARCH_LIMIT = 50
+SEARCH_VECTOR = RawSQL('"timeline_app_block"."search_vector"', [], output_field=SearchVectorField())
+"""The stored, GIN-indexed ``tsvector`` of a block on PostgreSQL (migration 0004)."""
 
 
-def blocks_search(*, timeline: Timeline, query: str, limit: int = SEARCH_LIMIT) -> list[Block]:
-    """Blocks of the timeline matching ``query``, hidden and compacted ones included (``react.memsearch``).
+def blocks_search(*, timeline: Timeline, query: str, limit: int | None = None) -> list[Block]:
+    """Blocks of the timeline matching ``query``, hidden and compacted ones included (``react.memsearch``),
+    at most ``limit`` (default ``TIMELINE_MAX_SEARCH_RESULTS``).
 
-    PostgreSQL: full-text search (``websearch_to_tsquery``, ``simple`` configuration, ranked).
+    PostgreSQL: full-text search (``websearch_to_tsquery``, ``simple`` configuration, ranked) on the
+    stored ``search_vector`` column through its GIN index: the matching rows are found in the index
+    and ranked from the stored vector, no text is parsed at query time.
     SQLite (embedded): every word must occur in the text or the path, case-insensitively.
     """
+    limit = min(limit or settings.TIMELINE_MAX_SEARCH_RESULTS, settings.TIMELINE_MAX_SEARCH_RESULTS)
     rows = Block.objects.filter(timeline=timeline).defer("data")
     if connection.vendor == "postgresql":
-        vector = SearchVector("text", "path", "replacement_text", config="simple")
         search = SearchQuery(query, search_type="websearch", config="simple")
         return list(
-            rows.annotate(rank=SearchRank(vector, search)).filter(rank__gt=0).order_by("-rank", "seq")[:limit]
+            rows.annotate(vector=SEARCH_VECTOR)
+            .filter(vector=search)
+            .annotate(rank=SearchRank(F("vector"), search))
+            .order_by("-rank", "seq")[:limit]
         )
     for word in query.split():
         rows = rows.filter(Q(text__icontains=word) | Q(path__icontains=word))

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
+from django.db.models import Count, F
 from django.utils.module_loading import import_string
 
 from compaction import strategies
@@ -87,13 +88,37 @@ def _kept_indices(timeline: Timeline, messages: list[dict[str, Any]]) -> list[in
         return list(range(len(messages)))
 
 
-def context_view(*, timeline: Timeline) -> list[StoredMessage]:
-    """The context's view: messages since the last clear, with its compaction strategy applied."""
-    messages = stored_messages(timeline=timeline)
+def _view_of(timeline: Timeline, messages: list[StoredMessage]) -> list[StoredMessage]:
+    """The stored messages since the last clear with the context's compaction strategy applied."""
     if effective_strategy(timeline=timeline)["name"] == strategies.SUMMARIZE:
         return messages
     kept = _kept_indices(timeline, [m.as_dict() for m in messages])
     return [messages[i] for i in kept]
+
+
+def context_view(*, timeline: Timeline) -> list[StoredMessage]:
+    """The context's view: messages since the last clear, with its compaction strategy applied."""
+    return _view_of(timeline, stored_messages(timeline=timeline))
+
+
+def _stored_messages_of(timelines: Sequence[Timeline]) -> dict[int, list[StoredMessage]]:
+    """The messages since the last clear of each of these contexts, in order: one query for all."""
+    by_timeline: dict[int, list[StoredMessage]] = {t.pk: [] for t in timelines}
+    if not timelines:
+        return by_timeline
+    rows = (
+        Block.objects.filter(
+            timeline_id__in=list(by_timeline),
+            type__in=MESSAGE_BLOCK_TYPES,
+            seq__gte=F("timeline__view_start_seq"),
+        )
+        .order_by("timeline_id", "seq")
+        .values_list("timeline_id", "seq", "meta")
+    )
+    for timeline_id, seq, meta in rows.iterator(chunk_size=2000):
+        if (message := stored_message(seq, meta)) is not None:
+            by_timeline[timeline_id].append(message)
+    return by_timeline
 
 
 def strategy_window(*, timeline: Timeline, window: Sequence[BlockValue]) -> list[BlockValue]:
@@ -125,9 +150,10 @@ def full_context(*, conversation: Conversation, labels: Sequence[str] = ()) -> l
         for t in timelines
         if not labels or any(t.name == lb or t.name.startswith(f"{lb}_") for lb in labels)
     ]
+    stored = _stored_messages_of(chosen)
     entries: list[tuple[str, int, int, StoredMessage]] = []
     for rank, timeline in enumerate(chosen):
-        entries.extend((m.timestamp, rank, m.seq, m) for m in context_view(timeline=timeline))
+        entries.extend((m.timestamp, rank, m.seq, m) for m in _view_of(timeline, stored[timeline.pk]))
     entries.sort(key=lambda e: e[:3])
     seen: set[str] = set()
     merged: list[StoredMessage] = []
@@ -147,21 +173,41 @@ class ContextInfo:
     stored_message_count: int
 
 
-def context_info(*, timeline: Timeline) -> ContextInfo:
-    stored = Block.objects.filter(
-        timeline=timeline, type__in=MESSAGE_BLOCK_TYPES, client_id__startswith=CLIENT_ID_PREFIX
-    ).count()
-    return ContextInfo(
-        name=timeline.name,
-        created_at=timeline.created_at,
-        compaction_strategy=effective_strategy(timeline=timeline),
-        message_count=len(context_view(timeline=timeline)),
-        stored_message_count=stored,
+def _stored_counts(timelines: Sequence[Timeline]) -> dict[int, int]:
+    """Messages stored in each context, cleared ones included: one query for all."""
+    rows = (
+        Block.objects.filter(
+            timeline_id__in=[t.pk for t in timelines],
+            type__in=MESSAGE_BLOCK_TYPES,
+            client_id__startswith=CLIENT_ID_PREFIX,
+        )
+        .order_by()
+        .values("timeline_id")
+        .annotate(n=Count("id"))
+        .values_list("timeline_id", "n")
     )
+    return dict(rows)
+
+
+def _infos(timelines: Sequence[Timeline]) -> list[ContextInfo]:
+    stored = _stored_messages_of(timelines)
+    counts = _stored_counts(timelines) if timelines else {}
+    return [
+        ContextInfo(
+            name=t.name,
+            created_at=t.created_at,
+            compaction_strategy=effective_strategy(timeline=t),
+            message_count=len(_view_of(t, stored[t.pk])),
+            stored_message_count=counts.get(t.pk, 0),
+        )
+        for t in timelines
+    ]
+
+
+def context_info(*, timeline: Timeline) -> ContextInfo:
+    return _infos([timeline])[0]
 
 
 def context_infos(*, conversation: Conversation) -> list[ContextInfo]:
-    return [
-        context_info(timeline=t)
-        for t in Timeline.objects.filter(conversation=conversation).order_by("created_at", "id")
-    ]
+    """Every context of the conversation with its counts: three queries, however many contexts."""
+    return _infos(list(Timeline.objects.filter(conversation=conversation).order_by("created_at", "id")))

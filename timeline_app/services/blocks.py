@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -12,23 +12,37 @@ from django.db.models import F
 from django.utils import timezone
 
 from timeline_app import selectors
-from timeline_app.errors import InvalidInput
+from timeline_app.errors import Conflict, InvalidInput
 from timeline_app.models import Block, Conversation, Timeline
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.contributions import NewAttachment, NewBlock, default_path
 from timeline_app.rendering.costs import block_tokens
+from timeline_app.rendering.message_validation import message_block_problems
 from timeline_app.rendering.times import iso_utc
 
+ReplayCheck = Callable[[Block, Block], dict[str, str]]
+"""``(stored, new)`` of one client id → what differs (``details`` of a 409); empty when the same."""
 
-def blocks_append(*, timeline: Timeline, blocks: Sequence[NewBlock]) -> list[Block]:
+
+def blocks_append(
+    *, timeline: Timeline, blocks: Sequence[NewBlock], replay_check: ReplayCheck | None = None
+) -> list[Block]:
     """Append blocks in order; a block whose client id is already stored comes back as stored.
 
     Sequence numbers are allocated under a row lock on the timeline, so concurrent writers never
-    collide; earlier rows are never touched (append is O(1) in the timeline's length).
+    collide; earlier rows are never touched (append is O(1) in the timeline's length). With
+    ``replay_check``, a stored block of the same client id that differs is a conflict (409) and
+    nothing is stored: decided under the lock, so of concurrent writers of one id with different
+    content exactly one wins.
     """
     ids = [nb.client_id for nb in blocks if nb.client_id]
     if len(ids) != len(set(ids)):
         raise InvalidInput("the same block id appears twice in one request", details={"id": "duplicate"})
+    problems: dict[str, str] = {}
+    for i, nb in enumerate(blocks):
+        problems.update(message_block_problems(nb.type, nb.meta, where=f"blocks[{i}].meta"))
+    if problems:
+        raise InvalidInput("a message block does not carry a valid OpenAI message", details=problems)
     # Blocks without a turn_id join the current turn: look it up only when one needs it.
     needs_turn = any(nb.turn_id is None for nb in blocks)
     current_turn = selectors.timeline_current_turn_id(timeline=timeline) if needs_turn else ""
@@ -73,6 +87,13 @@ def blocks_append(*, timeline: Timeline, blocks: Sequence[NewBlock]) -> list[Blo
             if ids
             else {}
         )
+        if replay_check is not None:
+            conflicts: dict[str, str] = {}
+            for row in prepared:
+                if row.client_id in existing:
+                    conflicts.update(replay_check(existing[row.client_id], row))
+            if conflicts:
+                raise Conflict("a block id is stored already with different content", details=conflicts)
         fresh = [row for row in prepared if row.client_id not in existing]
         for offset, row in enumerate(fresh):
             row.timeline_id = locked.pk

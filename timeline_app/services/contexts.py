@@ -20,6 +20,7 @@ from timeline_app.rendering.messages import (
     next_context_name,
 )
 from timeline_app.services.blocks import blocks_append
+from timeline_app.services.conversations import context_room_require
 
 NAME_ATTEMPTS = 20
 
@@ -55,6 +56,7 @@ def context_create(
             candidate = next_context_name(label, names.values_list("name", flat=True))
         try:
             with transaction.atomic():
+                context_room_require(conversation=conversation)
                 timeline = Timeline.objects.create(
                     conversation=conversation, name=candidate, compaction_strategy=strategy
                 )

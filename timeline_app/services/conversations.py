@@ -6,10 +6,11 @@ import secrets
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings as django_settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from timeline_app.errors import Conflict
+from timeline_app.errors import Conflict, InvalidInput
 from timeline_app.models import Conversation, Tenant, Timeline
 from timeline_app.rendering.settings import validate_overrides
 
@@ -48,6 +49,23 @@ def conversation_create(
     return conversation
 
 
+def context_room_require(*, conversation: Conversation) -> None:
+    """Call inside a transaction before creating a context: locks the conversation row (concurrent
+    creations queue) and raises InvalidInput when it holds ``TIMELINE_MAX_CONTEXTS_PER_CONVERSATION``."""
+    limit = django_settings.TIMELINE_MAX_CONTEXTS_PER_CONVERSATION
+    Conversation.objects.select_for_update().filter(pk=conversation.pk).values_list("pk").first()
+    if Timeline.objects.filter(conversation=conversation).count() >= limit:
+        raise InvalidInput(
+            f"a conversation holds at most {limit} contexts",
+            details={"contexts": f"at most {limit} per conversation"},
+        )
+
+
 def timeline_get_or_create(*, conversation: Conversation, name: str) -> Timeline:
-    timeline, _ = Timeline.objects.get_or_create(conversation=conversation, name=name)
+    timeline = Timeline.objects.filter(conversation=conversation, name=name).first()
+    if timeline is not None:
+        return timeline
+    with transaction.atomic():
+        context_room_require(conversation=conversation)
+        timeline, _ = Timeline.objects.get_or_create(conversation=conversation, name=name)
     return timeline

@@ -9,7 +9,6 @@ post-summary window, the seed's persistence rule.
 from __future__ import annotations
 
 import base64
-from datetime import datetime
 from typing import Any
 
 from django.db import transaction
@@ -20,7 +19,8 @@ from timeline_app.errors import InvalidInput
 from timeline_app.models import Block, Compaction, Conversation, Source, Tenant, Timeline
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.costs import block_tokens, hidden_tokens
-from timeline_app.rendering.times import iso_utc
+from timeline_app.rendering.message_validation import message_block_problems
+from timeline_app.rendering.times import iso_utc, parse_iso
 from timeline_app.services.conversations import conversation_create
 
 VERSION = 1
@@ -101,76 +101,139 @@ def timeline_export(*, timeline: Timeline, window: str = "all") -> dict[str, Any
     }
 
 
+MAX_IMPORT_SEQ = 2**53
+"""Imported seqs (and the seqs compactions name) stay below this: integers every JSON client reads
+exactly, far below the column's 2^63, so the conversation can always be appended to."""
+MAX_IMPORT_SID = 2**30
+"""Imported sids stay below this (the column holds < 2^31): room for new sources after the import."""
+IMPORT_BATCH = 1000
+
+
+def _import_problems(payload: dict[str, Any]) -> dict[str, Any]:
+    """Everything an import could fail on, checked before its first write: seq, id, sid and url
+    uniqueness and bounds, message blocks, and the compactions' seqs. Empty when it can be stored."""
+    problems: dict[str, Any] = {}
+    seqs: set[int] = set()
+    client_ids: set[str] = set()
+    summaries: set[int] = set()
+    for i, item in enumerate(payload["blocks"]):
+        seq = item["seq"]
+        if seq >= MAX_IMPORT_SEQ:
+            problems[f"blocks[{i}].seq"] = f"must be below {MAX_IMPORT_SEQ}"
+        if seq in seqs:
+            problems[f"blocks[{i}].seq"] = f"duplicate seq {seq}"
+        seqs.add(seq)
+        if item.get("id"):
+            if item["id"] in client_ids:
+                problems[f"blocks[{i}].id"] = f"duplicate block id {item['id']!r}"
+            client_ids.add(item["id"])
+        if item["type"] == b.SUMMARY:
+            summaries.add(seq)
+        problems.update(message_block_problems(item["type"], item["meta"], where=f"blocks[{i}].meta"))
+    next_seq = max(seqs, default=0) + 1
+    view_start = payload.get("view_start_seq") or 0
+    if view_start > next_seq:
+        problems["view_start_seq"] = f"must be at most {next_seq} (one past the last seq)"
+    summary_seqs: set[int] = set()
+    for i, item in enumerate(payload.get("compactions", [])):
+        where = f"compactions[{i}]"
+        if item["summary_seq"] not in summaries:
+            problems[f"{where}.summary_seq"] = "names no conv.range.summary block"
+        elif item["summary_seq"] in summary_seqs:
+            problems[f"{where}.summary_seq"] = "another compaction names the same summary"
+        summary_seqs.add(item["summary_seq"])
+        for name in ("first_retained_seq", "covered_from_seq", "covered_to_seq"):
+            value = item.get(name)
+            if value is not None and not 0 <= value <= next_seq:
+                problems[f"{where}.{name}"] = f"must be between 0 and {next_seq} (one past the last seq)"
+    sids: set[int] = set()
+    urls: set[str] = set()
+    for i, source in enumerate(payload.get("sources_pool", [])):
+        if source["sid"] >= MAX_IMPORT_SID:
+            problems[f"sources_pool[{i}].sid"] = f"must be below {MAX_IMPORT_SID}"
+        elif source["sid"] in sids:
+            problems[f"sources_pool[{i}].sid"] = f"duplicate sid {source['sid']}"
+        if source["url"] in urls:
+            problems[f"sources_pool[{i}].url"] = "duplicate url"
+        sids.add(source["sid"])
+        urls.add(source["url"])
+    return problems
+
+
+def _block_row(timeline: Timeline, item: dict[str, Any]) -> Block:
+    row = Block(
+        timeline=timeline,
+        seq=item["seq"],
+        client_id=item.get("id") or None,
+        type=item["type"],
+        author=item["author"],
+        turn_id=item["turn_id"],
+        ts=item["ts"],
+        mime=item["mime"],
+        text=item["text"],
+        data=item["base64"] or None,
+        path=item["path"],
+        meta=item["meta"],
+        hidden=item["hidden"],
+        replacement_text=item["replacement_text"],
+        hidden_reason=item["hidden_reason"],
+    )
+    value = row.to_value()
+    row.tokens = block_tokens(value)
+    row.replacement_tokens = hidden_tokens(value, row.replacement_text) if row.hidden else 0
+    return row
+
+
 @transaction.atomic(durable=True)
 def timeline_import(*, tenant: Tenant, payload: dict[str, Any], public_id: str | None = None) -> Conversation:
-    """Create a new conversation from a validated ``conv.timeline.v1`` payload."""
+    """Create a new conversation from a validated ``conv.timeline.v1`` payload.
+
+    Everything is checked before the first write (nothing is stored for a payload that fails);
+    blocks are then written in batches, so memory beyond the payload itself stays bounded.
+    """
+    problems = _import_problems(payload)
+    if problems:
+        raise InvalidInput("the timeline cannot be imported", details=problems)
     started_at = payload.get("conversation_started_at")
     conversation = conversation_create(
         tenant=tenant,
         public_id=public_id,
         title=payload.get("conversation_title", ""),
         settings=payload.get("settings") or {},
-        started_at=datetime.fromisoformat(started_at.replace("Z", "+00:00")) if started_at else None,
+        started_at=parse_iso(started_at) if started_at else None,
     )
     timeline = Timeline.objects.get(conversation=conversation, name=Timeline.DEFAULT_NAME)
-    rows: list[Block] = []
-    seqs: set[int] = set()
-    client_ids: set[str] = set()
-    for item in payload["blocks"]:
-        seq = item["seq"]
-        if seq in seqs:
-            raise InvalidInput("duplicate seq in blocks", details={"seq": seq})
-        seqs.add(seq)
-        if item.get("id"):
-            if item["id"] in client_ids:
-                raise InvalidInput("duplicate block id", details={"id": item["id"]})
-            client_ids.add(item["id"])
-        row = Block(
-            timeline=timeline,
-            seq=seq,
-            client_id=item.get("id") or None,
-            type=item["type"],
-            author=item["author"],
-            turn_id=item["turn_id"],
-            ts=item["ts"],
-            mime=item["mime"],
-            text=item["text"],
-            data=item["base64"] or None,
-            path=item["path"],
-            meta=item["meta"],
-            hidden=item["hidden"],
-            replacement_text=item["replacement_text"],
-            hidden_reason=item["hidden_reason"],
-        )
-        value = row.to_value()
-        row.tokens = block_tokens(value)
-        row.replacement_tokens = hidden_tokens(value, row.replacement_text) if row.hidden else 0
-        rows.append(row)
-    Block.objects.bulk_create(rows, batch_size=1000)
-    by_seq = {row.seq: row for row in rows}
+    wanted = {item["summary_seq"] for item in payload.get("compactions", [])}
+    summaries: dict[int, Block] = {}
+    blocks = payload["blocks"]
+    for start in range(0, len(blocks), IMPORT_BATCH):
+        batch = [_block_row(timeline, item) for item in blocks[start : start + IMPORT_BATCH]]
+        Block.objects.bulk_create(batch)
+        summaries.update((row.seq, row) for row in batch if row.seq in wanted)
     now = timezone.now()
-    for item in payload.get("compactions", []):
-        summary = by_seq.get(item["summary_seq"])
-        if summary is None or summary.type != b.SUMMARY:
-            raise InvalidInput("a compaction names a summary_seq that is no summary block", details=item)
-        Compaction.objects.create(
-            timeline=timeline,
-            summary_block=summary,
-            trigger=item.get("trigger") or Compaction.Trigger.MANUAL,
-            status=Compaction.Status.APPLIED,
-            first_retained_seq=item["first_retained_seq"],
-            covered_from_seq=item.get("covered_from_seq"),
-            covered_to_seq=item.get("covered_to_seq"),
-            covered_turn_ids=item.get("covered_turn_ids") or [],
-            split_turn_id=item.get("split_turn_id") or "",
-            before_tokens=item.get("before_tokens") or 0,
-            after_tokens=item.get("after_tokens") or 0,
-            compacted_tokens=item.get("compacted_tokens") or 0,
-            summarizer=item.get("summarizer") or "",
-            model=item.get("model") or "",
-            started_at=now,
-            finished_at=now,
-        )
+    Compaction.objects.bulk_create(
+        [
+            Compaction(
+                timeline=timeline,
+                summary_block=summaries[item["summary_seq"]],
+                trigger=item.get("trigger") or Compaction.Trigger.MANUAL,
+                status=Compaction.Status.APPLIED,
+                first_retained_seq=item["first_retained_seq"],
+                covered_from_seq=item.get("covered_from_seq"),
+                covered_to_seq=item.get("covered_to_seq"),
+                covered_turn_ids=item.get("covered_turn_ids") or [],
+                split_turn_id=item.get("split_turn_id") or "",
+                before_tokens=item.get("before_tokens") or 0,
+                after_tokens=item.get("after_tokens") or 0,
+                compacted_tokens=item.get("compacted_tokens") or 0,
+                summarizer=item.get("summarizer") or "",
+                model=item.get("model") or "",
+                started_at=now,
+                finished_at=now,
+            )
+            for item in payload.get("compactions", [])
+        ]
+    )
     Source.objects.bulk_create(
         [
             Source(
@@ -185,7 +248,7 @@ def timeline_import(*, tenant: Tenant, payload: dict[str, Any], public_id: str |
         ]
     )
     Timeline.objects.filter(pk=timeline.pk).update(
-        next_seq=max(seqs, default=0) + 1,
+        next_seq=max((item["seq"] for item in blocks), default=0) + 1,
         view_start_seq=payload.get("view_start_seq") or 0,
         compaction_strategy=payload.get("compaction_strategy") or {},
     )

@@ -14,7 +14,6 @@ from timeline_app.errors import Conflict
 from timeline_app.models import Block, Timeline
 from timeline_app.rendering.message_validation import parse_messages as parse_message_list
 from timeline_app.rendering.messages import (
-    CLIENT_ID_PREFIX,
     NewMessage,
     StoredMessage,
     message_block,
@@ -35,25 +34,28 @@ def parse_messages(raw: Any, *, now: datetime | None = None) -> list[NewMessage]
     )
 
 
+def _message_replay_check(stored: Block, new: Block) -> dict[str, str]:
+    if stored.meta.get("openai_message") == new.meta.get("openai_message"):
+        return {}
+    message_id = str(new.meta.get("message_id") or new.client_id)
+    return {message_id: "stored already with a different message"}
+
+
 def messages_append(*, timeline: Timeline, messages: Sequence[NewMessage]) -> list[StoredMessage]:
     """Append messages in order; a message whose id is stored already comes back as stored.
 
-    The same id with a different message is a conflict (409) and nothing is stored.
+    The same id with a different message is a conflict (409) and nothing is stored; the check runs
+    under the timeline's lock, so of concurrent sends of one id with different messages exactly one
+    is stored (201) and the others are conflicts.
     """
-    client_ids = [CLIENT_ID_PREFIX + m.message_id for m in messages]
-    stored = {
-        client_id: meta
-        for client_id, meta in Block.objects.filter(timeline=timeline, client_id__in=client_ids).values_list(
-            "client_id", "meta"
+    try:
+        rows = blocks_append(
+            timeline=timeline,
+            blocks=[message_block(m) for m in messages],
+            replay_check=_message_replay_check,
         )
-    }
-    conflicts = {
-        m.message_id: "stored already with a different message"
-        for m in messages
-        if (meta := stored.get(CLIENT_ID_PREFIX + m.message_id)) is not None
-        and meta.get("openai_message") != m.message
-    }
-    if conflicts:
-        raise Conflict("a message_id is stored already with a different message", details=conflicts)
-    rows = blocks_append(timeline=timeline, blocks=[message_block(m) for m in messages])
+    except Conflict as exc:
+        raise Conflict(
+            "a message_id is stored already with a different message", details=exc.details
+        ) from exc
     return [m for row in rows if (m := stored_message(row.seq, row.meta)) is not None]

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('timeline_app', '0003_conversation_activity_index'),
+        ('timeline_app', '0005_cache_table'),
     ]
 
     operations = [

@@ -1,0 +1,77 @@
+"""Issue 12.14: search on PostgreSQL uses the stored tsvector's GIN index, answers a bounded number
+of hits, stores blocks of the largest allowed text; SQLite keeps its LIKE search."""
+
+from __future__ import annotations
+
+import random
+import string
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from timeline_app import selectors
+from timeline_app.models import Block, Timeline
+
+from .hostile import C, assert_error, assert_still_readable
+
+pytestmark = pytest.mark.django_db
+postgres_only = pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's full-text index")
+
+
+def add_notes(owner, texts: list[str]) -> None:
+    blocks = [{"type": "react.notes", "text": text} for text in texts]
+    assert owner.post(f"{C}/c1/blocks/", {"blocks": blocks}).status_code == 201
+
+
+@postgres_only
+def test_search_query_uses_the_gin_index_of_the_stored_vector(owner, conversation):
+    timeline = Timeline.objects.get(conversation=conversation)
+    Block.objects.bulk_create(
+        Block(timeline=timeline, seq=n, type="react.notes", text=f"note {n} about harbour lights")
+        for n in range(1, 5001)
+    )
+    Timeline.objects.filter(pk=timeline.pk).update(next_seq=5001)
+    add_notes(owner, ["the zebra invoice INV-7"])
+    with CaptureQueriesContext(connection) as captured:
+        hits = selectors.blocks_search(timeline=timeline, query="zebra")
+    assert [h.text for h in hits] == ["the zebra invoice INV-7"]
+    (search_sql,) = [q["sql"] for q in captured.captured_queries if "@@" in q["sql"]]
+    with connection.cursor() as cursor:
+        # What autovacuum does on a live database: statistics, and the GIN pending list merged.
+        cursor.execute("ANALYZE timeline_app_block")
+        cursor.execute("SELECT gin_clean_pending_list('timeline_block_search_idx')")
+        cursor.execute("EXPLAIN " + search_sql)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "timeline_block_search_idx" in plan, plan
+    assert "to_tsvector" not in plan, "no text is parsed at query time"
+
+
+@postgres_only
+def test_a_block_of_the_largest_text_of_distinct_words_stores_and_is_found(owner, conversation, settings):
+    rng = random.Random(7)
+    words = {"".join(rng.choices(string.ascii_lowercase, k=7)) for _ in range(150_000)}
+    text = " ".join(sorted(words))[: settings.TIMELINE_MAX_BLOCK_TEXT_CHARS]
+    first = text.split()[0]
+    add_notes(owner, [text])
+    response = owner.get(f"{C}/c1/search/", q=first)
+    assert response.status_code == 200
+    assert len(response.json()["results"]) == 1
+
+
+def test_search_answers_at_most_the_configured_number_of_hits(owner, conversation, settings):
+    settings.TIMELINE_MAX_SEARCH_RESULTS = 5
+    add_notes(owner, [f"lighthouse {n}" for n in range(12)])
+    results = owner.get(f"{C}/c1/search/", q="lighthouse").json()["results"]
+    assert len(results) == 5
+    assert_error(owner.get(f"{C}/c1/search/", q=""), 400)
+    assert_still_readable(owner, "c1")
+
+
+def test_search_finds_hidden_blocks_by_their_text_and_their_replacement(owner, conversation):
+    blocks = [{"type": "react.notes", "text": "secret orchid code", "path": "ar:orchid.note"}]
+    assert owner.post(f"{C}/c1/blocks/", {"blocks": blocks}).status_code == 201
+    owner.post(f"{C}/c1/hide/", {"path": "ar:orchid.note", "replacement_text": "[tulip placeholder]"})
+    for word in ("orchid", "tulip"):
+        (hit,) = owner.get(f"{C}/c1/search/", q=word).json()["results"]
+        assert hit["path"] == "ar:orchid.note" and hit["hidden"] is True
