@@ -1,11 +1,11 @@
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.defaults import page_not_found
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from timeline_app.api.exceptions import json_not_found
-from timeline_app.api.views import healthz
+from timeline_app.api.health import healthz
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -13,6 +13,9 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("healthz", healthz, name="healthz"),
+    # Last: any other /api/ URL answers the JSON error shape, with DEBUG on (which bypasses
+    # handler404) as with DEBUG off.
+    re_path(r"^api/", json_not_found),
 ]
 
 
