@@ -179,9 +179,9 @@ class SettingsField(StrictDictField):
             raise serializers.ValidationError(exc.details) from exc
 
 
+# Rejects fields it does not know, so a typo never silently does nothing. (A comment, not a
+# docstring: drf-spectacular would show it as every input schema's description.)
 class StrictSerializer(serializers.Serializer[Any]):
-    """Rejects fields it does not know, so a typo never silently does nothing."""
-
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, dict):
             unknown = sorted(set(data) - set(self.fields))

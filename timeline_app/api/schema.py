@@ -97,6 +97,12 @@ class ApiSchema(AutoSchema):
             if parameter["in"] != OpenApiParameter.PATH or parameter["name"] in variables
         ]
 
+    def _map_serializer_field(self, field: Any, direction: str, bypass_extensions: bool = False) -> Any:
+        schema = super()._map_serializer_field(field, direction, bypass_extensions)  # type: ignore[no-untyped-call]
+        if getattr(field, "allow_empty", True) is False and schema.get("type") == "array":
+            schema.setdefault("minItems", 1)
+        return schema
+
     def _map_serializer(self, serializer: Any, direction: str, bypass_extensions: bool = False) -> Any:
         schema = super()._map_serializer(serializer, direction, bypass_extensions)  # type: ignore[no-untyped-call]
         if direction == "request" and isinstance(serializer, StrictSerializer):
