@@ -85,7 +85,7 @@ def test_query_parameter_constraints_are_declared(schema):
     limit = parameter(schema, "/api/v1/conversations/", "get", "limit")["schema"]
     assert (limit["minimum"], limit["maximum"]) == (1, 200)
     q = parameter(schema, f"{C}/search/", "get", "q")
-    assert q["required"] and q["schema"]["maxLength"] == 500 and q["schema"]["pattern"] == "\\S"
+    assert q["required"] and q["schema"]["maxLength"] == 500 and q["schema"]["pattern"].startswith("[^")
     path = parameter(schema, f"{C}/blocks/", "get", "path")
     assert path["required"] and path["schema"]["pattern"].startswith("^(ar|fi|tc|su|so):")
     window = parameter(schema, f"{C}/timeline/", "get", "window")
@@ -138,3 +138,23 @@ def test_docs_ui_is_served_without_a_cdn(client):
     assert "/static/drf_spectacular_sidecar/" in page
     assert "cdn" not in page.lower()
     assert client.get("/api/schema/").status_code == 200
+
+
+def test_creating_operations_link_to_the_operations_on_what_they_created(schema):
+    created = schema["paths"]["/api/v1/conversations/"]["post"]["responses"]["201"]["links"]
+    assert created["conversations_retrieve"]["parameters"] == {"conv": "$response.body#/id"}
+    assert "v1_conversations_render_create" in created
+    imported = schema["paths"]["/api/v1/conversations/import/"]["post"]["responses"]["201"]["links"]
+    assert imported.keys() == created.keys()
+    context = schema["paths"][f"{C}/contexts/"]["post"]["responses"]["201"]["links"]
+    assert context["v1_conversations_contexts_render_create"]["parameters"] == {
+        "conv": "$request.path.conv",
+        "context": "$response.body#/name",
+    }
+
+
+def test_every_write_requires_a_json_object_body(schema):
+    for path, item in schema["paths"].items():
+        for method in ("post", "put", "patch"):
+            if method in item and "requestBody" in item[method]:
+                assert item[method]["requestBody"]["required"] is True, (method, path)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import mixins, serializers, status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
@@ -27,6 +28,7 @@ def validate_public_id(value: str) -> str:
     return value
 
 
+@extend_schema_field({"type": "string", "pattern": CONV_PATTERN, "not": {"enum": sorted(RESERVED_IDS)}})
 class PublicIdField(StrictCharField):
     def __init__(self, **kwargs: Any):
         super().__init__(required=False, regex=CONV_PATTERN, validators=[validate_public_id], **kwargs)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -21,12 +21,36 @@ from timeline_app.rendering.blocks import PATH_PATTERN
 from timeline_app.rendering.settings import SETTING_RANGES, SettingsError, validate_overrides
 from timeline_app.services.messages import normalize_strategy
 
-# RFC 3339 as Python reads it: upper-case T and Z, seconds 00–59, an offset or Z; years 1000–8999
-# so that every accepted time stays in range after conversion to UTC.
+# RFC 3339 as Python reads it and PostgreSQL stores it: upper-case T and Z, seconds 00–59, offsets up
+# to ±14:00 (PostgreSQL refuses ±16:00), years 1000–8999 so that every time stays in range in UTC.
+MAX_OFFSET = timedelta(hours=14)
 DATE_TIME_PATTERN = (
-    r"^[1-8][0-9]{3}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-5][0-9](\.[0-9]{1,6})?(Z|[+-][0-9]{2}:[0-9]{2})$"
+    r"^[1-8][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
+    r"(\.[0-9]{1,6})?(Z|[+-](0[0-9]|1[0-3]):[0-5][0-9]|[+-]14:00)$"
 )
-PATH_SYNTAX = PATH_PATTERN.pattern
+# PATH_PATTERN (``^(ar|fi|tc|su|so):[^\s]{1,1000}$``) with Python's ``\s`` spelled out: a JSON
+# Schema pattern is an ECMA regex, whose ``\s`` misses U+001C–U+001F and U+0085.
+PYTHON_WHITESPACE = r"\t\n\v\f\r \u001c-\u001f\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+PATH_SYNTAX = f"^(ar|fi|tc|su|so):[^{PYTHON_WHITESPACE}]{{1,1000}}$"
+
+
+def check_storable(value: Any) -> None:
+    """Every string in ``value`` (object keys too) can be stored: no NUL, no lone surrogate."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            if "\x00" in item:
+                raise serializers.ValidationError("text may not contain the NUL character")
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise serializers.ValidationError("text is not valid Unicode (lone surrogate)") from exc
 
 
 class StrictCharField(serializers.CharField):
@@ -38,6 +62,7 @@ class StrictCharField(serializers.CharField):
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
             self.fail("invalid")
+        check_storable(data)
         return str(super().to_internal_value(data))
 
 
@@ -59,13 +84,14 @@ class StrictDictField(serializers.DictField):
     def to_internal_value(self, data: Any) -> dict[str, Any]:
         if not isinstance(data, dict):
             self.fail("not_a_dict", input_type=type(data).__name__)
+        check_storable(data)
         return dict(super().to_internal_value(data))
 
 
 def parse_iso(value: str) -> datetime:
-    """An ISO-8601 time; a time without an offset is UTC."""
+    """An ISO-8601 time in UTC; a time without an offset is UTC."""
     moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC) if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 @extend_schema_field({"type": "string", "format": "date-time", "pattern": DATE_TIME_PATTERN})
@@ -75,9 +101,13 @@ class IsoDateTimeStringField(StrictCharField):
     def to_internal_value(self, data: Any) -> str:
         value = super().to_internal_value(data)
         try:
-            parse_iso(value).astimezone(UTC)
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            parse_iso(value)
         except (ValueError, OverflowError) as exc:
             raise serializers.ValidationError("not an ISO-8601 time") from exc
+        offset = moment.utcoffset()
+        if offset is not None and abs(offset) > MAX_OFFSET:
+            raise serializers.ValidationError("the UTC offset must be at most ±14:00")
         return value
 
 

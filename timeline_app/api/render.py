@@ -9,6 +9,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 
+# Registers the Celery tasks in the web process, where compaction_enqueue looks them up by name.
+from timeline_app import tasks  # noqa: F401
 from timeline_app.api import serializers as s
 from timeline_app.api.base import TenantView, validated_body
 from timeline_app.api.fields import parse_iso

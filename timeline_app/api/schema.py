@@ -14,13 +14,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.conf import settings
+from django.core.validators import RegexValidator
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 
 from compaction import strategies
-from timeline_app.api.fields import StrictSerializer
+from timeline_app.api.fields import PYTHON_WHITESPACE, StrictSerializer
 from timeline_app.services.messages import custom_strategies
 
 CONV_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
@@ -97,10 +98,30 @@ class ApiSchema(AutoSchema):
             if parameter["in"] != OpenApiParameter.PATH or parameter["name"] in variables
         ]
 
+    def _get_request_body(self, direction: str = "request") -> Any:
+        body = super()._get_request_body(direction)  # type: ignore[no-untyped-call]
+        serializer = self.get_request_serializer()
+        strict = isinstance(serializer, StrictSerializer) or (
+            isinstance(serializer, type) and issubclass(serializer, StrictSerializer)
+        )
+        if body is not None and strict:
+            body["required"] = True  # every write takes a JSON object, `{}` at least
+        return body
+
     def _map_serializer_field(self, field: Any, direction: str, bypass_extensions: bool = False) -> Any:
         schema = super()._map_serializer_field(field, direction, bypass_extensions)  # type: ignore[no-untyped-call]
         if getattr(field, "allow_empty", True) is False and schema.get("type") == "array":
             schema.setdefault("minItems", 1)
+        if (
+            direction == "request"
+            and isinstance(field, serializers.CharField)
+            and field.trim_whitespace
+            and not field.allow_blank
+            and schema.get("type") == "string"
+            and not any(isinstance(v, RegexValidator) for v in field.validators)
+        ):
+            # DRF strips the value first: it needs a character that is not (Python's) whitespace.
+            schema.setdefault("pattern", f"[^{PYTHON_WHITESPACE}]")
         return schema
 
     def _map_serializer(self, serializer: Any, direction: str, bypass_extensions: bool = False) -> Any:
@@ -177,3 +198,38 @@ class StrategyFieldSchema(OpenApiSerializerFieldExtension):  # type: ignore[no-u
 
     def map_serializer_field(self, auto_schema: AutoSchema, direction: str) -> dict[str, Any]:
         return strategy_schema(list(custom_strategies()))
+
+
+# ---------------------------------------------------------------- OpenAPI links (stateful clients)
+
+CONVERSATION_PATH = "/api/v1/conversations/{conv}/"
+CONTEXT_PATH = "/api/v1/conversations/{conv}/contexts/{context}/"
+# The operations that create what the others address, and where the new id is in their answer.
+CREATORS = {
+    ("/api/v1/conversations/", "post", "201"): ({"conv": "$response.body#/id"}, CONVERSATION_PATH),
+    ("/api/v1/conversations/import/", "post", "201"): ({"conv": "$response.body#/id"}, CONVERSATION_PATH),
+    ("/api/v1/conversations/{conv}/contexts/", "post", "201"): (
+        {"conv": "$request.path.conv", "context": "$response.body#/name"},
+        CONTEXT_PATH,
+    ),
+}
+
+
+def add_links(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: an OpenAPI link from each creating operation to every
+    operation on what it created (a new conversation: its main-context paths; a new context: its
+    named-context paths), so generated clients and schemathesis' stateful phase can chain them."""
+    paths = result.get("paths", {})
+    for (path, method, status), (parameters, prefix) in CREATORS.items():
+        response = paths.get(path, {}).get(method, {}).get("responses", {}).get(status)
+        if response is None:
+            continue
+        links = {}
+        for target, item in paths.items():
+            if not target.startswith(prefix) or ("{context}" in target) != ("{context}" in prefix):
+                continue
+            for target_method, op in item.items():
+                if target_method in ("get", "post", "put", "patch", "delete"):
+                    links[op["operationId"]] = {"operationId": op["operationId"], "parameters": parameters}
+        response["links"] = links
+    return result

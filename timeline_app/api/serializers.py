@@ -11,6 +11,7 @@ from rest_framework import serializers
 from rest_framework.fields import empty
 
 from timeline_app.api.fields import (
+    PYTHON_WHITESPACE,
     Base64Field,
     BlockPathField,
     BlockTextField,
@@ -26,7 +27,10 @@ from timeline_app.models import Compaction
 
 TYPE_REGEX = r"^[a-z][a-z0-9_.\-]{0,63}$"
 TURN_ID_REGEX = r"^[A-Za-z0-9][A-Za-z0-9_.:\-]{0,127}$"
-ATTACHMENT_NAME_REGEX = r"^[^/\\\s][^/\\]{0,254}$"
+# A started turn's blocks get client ids `turn:<turn_id>:header` and `turn:<turn_id>:att:<name>`,
+# stored in 128 characters: a turn id of at most 64 and attachment names of at most 54 fit.
+TURN_START_ID_REGEX = r"^[A-Za-z0-9][A-Za-z0-9_.:\-]{0,63}$"
+ATTACHMENT_NAME_REGEX = rf"^[^/\\{PYTHON_WHITESPACE}][^/\\]{{0,53}}$"
 
 
 # ---------------------------------------------------------------- blocks and turns
@@ -83,7 +87,7 @@ class BlocksOut(serializers.Serializer[Any]):
 
 
 class AttachmentIn(StrictSerializer):
-    name = StrictCharField(max_length=255, regex=ATTACHMENT_NAME_REGEX)
+    name = StrictCharField(max_length=54, regex=ATTACHMENT_NAME_REGEX)
     mime = StrictCharField(max_length=128)
     base64 = Base64Field()
     text = BlockTextField(required=False, default="")
@@ -91,7 +95,7 @@ class AttachmentIn(StrictSerializer):
 
 
 class TurnIn(StrictSerializer):
-    turn_id = StrictCharField(required=False, regex=TURN_ID_REGEX)
+    turn_id = StrictCharField(required=False, regex=TURN_START_ID_REGEX)
     prompt = BlockTextField()
     ts = IsoDateTimeStringField(required=False, max_length=40)
     attachments = AttachmentIn(many=True, required=False, default=list)
@@ -268,7 +272,7 @@ class BlocksReadOut(serializers.Serializer[Any]):
 
 
 class SearchQueryIn(serializers.Serializer[Any]):
-    q = StrictCharField(max_length=500, regex=r"\S", help_text="words to find")
+    q = StrictCharField(max_length=500, regex=f"[^{PYTHON_WHITESPACE}]", help_text="words to find")
 
 
 class SearchHitOut(serializers.Serializer[Any]):
