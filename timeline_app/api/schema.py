@@ -215,9 +215,14 @@ CREATORS = {
 }
 
 
+# Not linked: their 404 can also mean a block path or a branch source that does not exist, which
+# the created object does not provide.
+UNLINKED = {("hide/", "post"), ("blocks/", "get"), ("contexts/", "post")}
+
+
 def add_links(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
-    """drf-spectacular postprocessing hook: an OpenAPI link from each creating operation to every
-    operation on what it created (a new conversation: its main-context paths; a new context: its
+    """drf-spectacular postprocessing hook: an OpenAPI link from each creating operation to the
+    operations on what it created (a new conversation: its main-context paths; a new context: its
     named-context paths), so generated clients and schemathesis' stateful phase can chain them."""
     paths = result.get("paths", {})
     for (path, method, status), (parameters, prefix) in CREATORS.items():
@@ -229,6 +234,8 @@ def add_links(result: dict[str, Any], generator: Any, request: Any, public: bool
             if not target.startswith(prefix) or ("{context}" in target) != ("{context}" in prefix):
                 continue
             for target_method, op in item.items():
+                if any(target.endswith(tail) and target_method == m for tail, m in UNLINKED):
+                    continue
                 if target_method in ("get", "post", "put", "patch", "delete"):
                     links[op["operationId"]] = {"operationId": op["operationId"], "parameters": parameters}
         response["links"] = links
