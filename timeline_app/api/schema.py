@@ -79,12 +79,13 @@ def operation(
     operation_id: str | None = None,
 ) -> Callable[[Any], Any]:
     """``extend_schema`` with the conversation and context path parameters (kept where the path
-    has them) and the error responses ``errors`` in the one error shape."""
+    has them) and the error responses ``errors`` in the one error shape (413 too with a body)."""
+    codes = (*errors, 413) if request is not None else tuple(errors)
     return extend_schema(
         summary=summary,
         request=request,
         parameters=[CONV_PARAM, CONTEXT_PARAM, *parameters],
-        responses={**responses, **error_responses(*errors)},
+        responses={**responses, **error_responses(*codes)},
         operation_id=operation_id,
     )
 
