@@ -146,6 +146,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # OpenAPI links from the creating operations to the ones on what they created.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "timeline_app.api.schema.add_links",
+    ],
 }
 
 # The shared cache (the compact throttle's counters): every process must see the same counts.

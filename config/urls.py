@@ -1,12 +1,12 @@
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
-from django.urls import include, path
+from django.urls import include, path, re_path
 from django.views.defaults import page_not_found
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from timeline_app.api.exceptions import json_not_found
+from timeline_app.api.health import healthz
 from timeline_app.api.metrics import metrics_view
-from timeline_app.api.views import healthz
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -15,6 +15,9 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("healthz", healthz, name="healthz"),
     path("metrics", metrics_view, name="metrics"),
+    # Last: any other /api/ URL answers the JSON error shape, with DEBUG on (which bypasses
+    # handler404) as with DEBUG off.
+    re_path(r"^api/", json_not_found),
 ]
 
 

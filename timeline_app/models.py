@@ -249,6 +249,7 @@ class CompactionOutcomeStatus(models.TextChoices):
     APPLIED = CompactionStatus.APPLIED.value
     REJECTED = CompactionStatus.REJECTED.value
     SKIPPED = CompactionStatus.SKIPPED.value
+    FAILED = CompactionStatus.FAILED.value
     BUSY = "busy"
 
 

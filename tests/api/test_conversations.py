@@ -100,3 +100,23 @@ def test_unknown_api_path_is_a_json_404(owner):
     response = owner.get("/api/v1/nothing-here/")
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{"limit": 0}, {"limit": 201}, {"limit": "x"}, {"cursor": "abc"}, {"cursor": 0}, {"cursor": 2**63}],
+)
+def test_list_rejects_a_bad_cursor_or_limit(owner, params):
+    response = owner.get("/api/v1/conversations/", **params)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid"
+
+
+def test_next_page_link_keeps_the_page_size_and_ends_with_null(owner):
+    for number in range(3):
+        owner.post("/api/v1/conversations/", {"id": f"n{number}"})
+    first = owner.get("/api/v1/conversations/", limit=2).json()
+    assert first["next"].startswith("http://testserver/api/v1/conversations/?cursor=")
+    assert first["next"].endswith("&limit=2")
+    last = owner.client.get(first["next"]).json()
+    assert [c["id"] for c in last["results"]] == ["n0"] and last["next"] is None

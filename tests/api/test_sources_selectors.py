@@ -27,7 +27,8 @@ def test_a_list_selector_reads_sids_and_ranges_by_ascending_sid_once_each(pool):
     assert body["blocks"] == []
     assert [s["sid"] for s in body["sources_pool"]] == [1, 2, 3, 5, 6]
     assert [s["title"] for s in body["sources_pool"]] == ["S1", "S2", "S3", "S5", "S6"]
-    assert [s["sid"] for s in read(pool, "so:sources_pool[ 4 , 2 ]").json()["sources_pool"]] == [2, 4]
+    assert [s["sid"] for s in read(pool, "so:sources_pool[4,2]").json()["sources_pool"]] == [2, 4]
+    assert read(pool, "so:sources_pool[ 4 , 2 ]").status_code == 400, "a path holds no whitespace"
     assert [s["sid"] for s in read(pool, "so:sources_pool[7]").json()["sources_pool"]] == [7]
 
 

@@ -33,7 +33,8 @@ def test_bench_storage_compares_our_store_with_a_plain_table_and_a_rewriting_one
     assert ratios["plain append-only table"] == 1.0
     # Blocks carry a stored tsvector with a GIN index for search (issue 12): ~2x a plain row, < 4x.
     assert 1.0 < ratios["timeline blocks"] < 4.0, lines
-    assert ratios["whole list rewritten per step"] > 3 * ratios["timeline blocks"], lines
+    # At this small size (200 messages, 20 checkpoints) the rewriting store already costs 2x ours.
+    assert ratios["whole list rewritten per step"] > 2 * ratios["timeline blocks"], lines
     assert not Tenant.objects.exists() and not Block.objects.exists()
     assert storage.PLAIN not in connection.introspection.table_names()
     assert storage.REWRITE not in connection.introspection.table_names()

@@ -1,23 +1,57 @@
-"""Strict DRF fields: a number is not a string, a string is not a boolean."""
+"""Strict DRF fields: a number is not a string, a string is not a boolean.
+
+Each field declares in the OpenAPI schema exactly what it accepts (``extend_schema_field``), so a
+client generated from the schema sends nothing the service rejects.
+"""
 
 from __future__ import annotations
 
+import base64
+import binascii
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.core.validators import RegexValidator
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from timeline_app.errors import InvalidInput
-from timeline_app.rendering.message_validation import storable_problems
+from timeline_app.errors import DomainError
+from timeline_app.rendering.blocks import PATH_PATTERN
+from timeline_app.rendering.settings import SETTING_RANGES, SettingsError, validate_overrides
 from timeline_app.rendering.times import parse_iso
+from timeline_app.selectors.contexts import normalize_strategy
+
+# RFC 3339 as Python reads it and PostgreSQL stores it: upper-case T and Z, seconds 00–59, offsets up
+# to ±14:00 (PostgreSQL refuses ±16:00), years 1000–8999 so that every time stays in range in UTC.
+MAX_OFFSET = timedelta(hours=14)
+DATE_TIME_PATTERN = (
+    r"^[1-8][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]"
+    r"(\.[0-9]{1,6})?(Z|[+-](0[0-9]|1[0-3]):[0-5][0-9]|[+-]14:00)$"
+)
+# PATH_PATTERN (``^(ar|fi|tc|su|so):[^\s]{1,1000}$``) with Python's ``\s`` spelled out: a JSON
+# Schema pattern is an ECMA regex, whose ``\s`` misses U+001C–U+001F and U+0085.
+PYTHON_WHITESPACE = r"\t\n\v\f\r \u001c-\u001f\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+PATH_SYNTAX = f"^(ar|fi|tc|su|so):[^{PYTHON_WHITESPACE}]{{1,1000}}$"
 
 
-def query_text(value: str, name: str) -> str:
-    """A query parameter's text, rejected (400) when the database could not compare it (NUL)."""
-    problems = storable_problems(value, name)
-    if problems:
-        raise InvalidInput(f"{name} holds a character that cannot be stored", details=problems)
-    return value
+def check_storable(value: Any) -> None:
+    """Every string in ``value`` (object keys too) can be stored: no NUL, no lone surrogate."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            if "\x00" in item:
+                raise serializers.ValidationError("text may not contain the NUL character")
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise serializers.ValidationError("text is not valid Unicode (lone surrogate)") from exc
 
 
 class StrictCharField(serializers.CharField):
@@ -29,6 +63,7 @@ class StrictCharField(serializers.CharField):
     def to_internal_value(self, data: Any) -> str:
         if not isinstance(data, str):
             self.fail("invalid")
+        check_storable(data)
         return str(super().to_internal_value(data))
 
 
@@ -50,12 +85,11 @@ class StrictDictField(serializers.DictField):
     def to_internal_value(self, data: Any) -> dict[str, Any]:
         if not isinstance(data, dict):
             self.fail("not_a_dict", input_type=type(data).__name__)
-        problems = storable_problems(data, self.field_name or "value")
-        if problems:
-            raise serializers.ValidationError(problems)
+        check_storable(data)
         return dict(super().to_internal_value(data))
 
 
+@extend_schema_field({"type": "string", "format": "date-time", "pattern": DATE_TIME_PATTERN})
 class IsoDateTimeStringField(StrictCharField):
     """An ISO-8601 time kept as the client wrote it (byte-stable rendering)."""
 
@@ -64,15 +98,133 @@ class IsoDateTimeStringField(StrictCharField):
         if value == "" and self.allow_blank:
             return value
         try:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
             parse_iso(value)
-        except ValueError as exc:
+        except (ValueError, OverflowError) as exc:
             raise serializers.ValidationError(f"not an ISO-8601 time in range: {exc}") from exc
+        offset = moment.utcoffset()
+        if offset is not None and abs(offset) > MAX_OFFSET:
+            raise serializers.ValidationError("the UTC offset must be at most ±14:00")
         return value
 
 
-class StrictSerializer(serializers.Serializer[Any]):
-    """Rejects fields it does not know, so a typo never silently does nothing."""
+@extend_schema_field(
+    {
+        "type": "string",
+        "maxLength": 40,
+        "anyOf": [{"maxLength": 0}, {"format": "date-time", "pattern": DATE_TIME_PATTERN}],
+    }
+)
+class OptionalIsoDateTimeStringField(IsoDateTimeStringField):
+    """Empty, or an ISO-8601 time (a stored block's ``ts`` may be empty)."""
 
+    def __init__(self, **kwargs: Any):
+        kwargs.setdefault("allow_blank", True)
+        kwargs.setdefault("max_length", 40)
+        super().__init__(**kwargs)
+
+
+PATH_SCHEMA = {"type": "string", "minLength": 4, "maxLength": 1003, "pattern": PATH_SYNTAX}
+
+
+@extend_schema_field(PATH_SCHEMA)
+class BlockPathField(StrictCharField):
+    """A block path: ``<ar|fi|tc|su|so>:<rest>`` without whitespace (blank when ``allow_blank``)."""
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(max_length=1024, **kwargs)
+
+    def to_internal_value(self, data: Any) -> str:
+        value = super().to_internal_value(data)
+        if value and not PATH_PATTERN.match(value):
+            raise serializers.ValidationError("a path is '<ar|fi|tc|su|so>:<rest>' without spaces")
+        return value
+
+
+@extend_schema_field({**PATH_SCHEMA, "minLength": 0, "pattern": f"^({PATH_SYNTAX[1:-1]})?$"})
+class OptionalBlockPathField(BlockPathField):
+    def __init__(self, **kwargs: Any):
+        super().__init__(required=False, allow_blank=True, default="", **kwargs)
+
+
+class BlockTextField(StrictCharField):
+    """Text of a block, at most ``TIMELINE_MAX_BLOCK_TEXT_CHARS`` (schema: ``schema.py``)."""
+
+    def __init__(self, **kwargs: Any):
+        kwargs.setdefault("allow_blank", True)
+        super().__init__(trim_whitespace=False, **kwargs)
+
+    def to_internal_value(self, data: Any) -> str:
+        value = super().to_internal_value(data)
+        limit = settings.TIMELINE_MAX_BLOCK_TEXT_CHARS
+        if len(value) > limit:
+            raise serializers.ValidationError(f"text over the limit of {limit} characters")
+        return value
+
+
+class Base64Field(StrictCharField):
+    """Base64 text in, bytes out, at most ``TIMELINE_MAX_ATTACHMENT_BYTES`` (schema: ``schema.py``)."""
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(required=False, allow_blank=True, trim_whitespace=False, default="", **kwargs)
+
+    def to_internal_value(self, data: Any) -> bytes:  # type: ignore[override]
+        value = super().to_internal_value(data)
+        if not value:
+            return b""
+        try:
+            raw = base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise serializers.ValidationError("not valid base64") from exc
+        if len(raw) > settings.TIMELINE_MAX_ATTACHMENT_BYTES:
+            raise serializers.ValidationError(
+                f"binary payload over the limit of {settings.TIMELINE_MAX_ATTACHMENT_BYTES} bytes"
+            )
+        return raw
+
+
+class StrategyField(StrictDictField):
+    """A compaction strategy config, normalised (schema: ``schema.py``, custom names included)."""
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        value = super().to_internal_value(data)
+        if not value:
+            return value  # `{}`: the default (summarize), stored as given
+        try:
+            return normalize_strategy(value)
+        except DomainError as exc:
+            raise serializers.ValidationError(exc.details) from exc
+
+
+def _setting_schema(key: str, low: float, high: float) -> dict[str, Any]:
+    kind = "number" if key == "threshold" else "integer"
+    schema: dict[str, Any] = {"type": kind, "minimum": low, "maximum": high}
+    if key == "keep_recent_tokens":
+        schema["nullable"] = True
+    return schema
+
+
+SETTINGS_SCHEMA = {
+    "type": "object",
+    "description": "Overrides of the render and compaction settings (DESIGN §4).",
+    "properties": {key: _setting_schema(key, low, high) for key, (low, high) in SETTING_RANGES.items()},
+    "additionalProperties": False,
+}
+
+
+@extend_schema_field(SETTINGS_SCHEMA)
+class SettingsField(StrictDictField):
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        value = super().to_internal_value(data)
+        try:
+            return validate_overrides(value)
+        except SettingsError as exc:
+            raise serializers.ValidationError(exc.details) from exc
+
+
+# Rejects fields it does not know, so a typo never silently does nothing. (A comment, not a
+# docstring: drf-spectacular would show it as every input schema's description.)
+class StrictSerializer(serializers.Serializer[Any]):
     def to_internal_value(self, data: Any) -> Any:
         if isinstance(data, dict):
             unknown = sorted(set(data) - set(self.fields))

@@ -56,6 +56,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "split_prefix_max_tokens": (50, 32_000),
 }
 SETTING_KEYS = tuple(f.name for f in fields(RenderSettings))
+# Public: the API declares these ranges in its OpenAPI schema.
+SETTING_RANGES = _RANGES
 
 
 def validate_overrides(overrides: Any) -> dict[str, Any]:

@@ -9,29 +9,41 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from django.conf import settings
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from timeline_app import selectors
-from timeline_app.api.fields import StrictCharField, StrictDictField, StrictSerializer
-from timeline_app.api.views import CONTEXT_PARAM, ERROR_RESPONSES, TenantView, _validated
-from timeline_app.errors import InvalidInput
+from timeline_app.api.base import TenantView, validated_body, validated_query
+from timeline_app.api.fields import StrategyField, StrictCharField, StrictSerializer
+from timeline_app.api.openai_schema import MESSAGE_SCHEMA, STORED_MESSAGE_SCHEMA
+from timeline_app.api.schema import operation
 from timeline_app.models import Timeline
 from timeline_app.rendering import messages as msg
 from timeline_app.services import contexts as context_services
 from timeline_app.services import messages as message_services
 
+MAIN = Timeline.DEFAULT_NAME
 NAME_REGEX = msg.CONTEXT_NAME_PATTERN.pattern
 LABEL_REGEX = msg.LABEL_PATTERN.pattern
+# A `labels` value: context names separated by commas, blanks around them ignored.
+LABELS_REGEX = r"^\s*([a-z][a-z0-9_]{0,63})?\s*(,\s*([a-z][a-z0-9_]{0,63})?\s*)*$"
 
 # ---------------------------------------------------------------- serializers
 
 
+@extend_schema_field(MESSAGE_SCHEMA)
+class MessageField(serializers.JSONField):
+    """One OpenAI chat message; checked whole by ``services.messages.parse_messages``."""
+
+
 class MessagesIn(StrictSerializer):
     messages = serializers.ListField(
-        child=serializers.JSONField(),
+        child=MessageField(),
+        allow_empty=False,
+        max_length=settings.TIMELINE_MAX_BLOCKS_PER_REQUEST,
         help_text=(
             "OpenAI chat messages (roles user, assistant, tool, system), each optionally with "
             "`message_id` and `timestamp` (ISO-8601)"
@@ -39,9 +51,17 @@ class MessagesIn(StrictSerializer):
     )
 
 
+@extend_schema_field(STORED_MESSAGE_SCHEMA)
+class StoredMessageOut(serializers.Field):  # type: ignore[type-arg]
+    """From a ``StoredMessage``: the message as given, plus ``timestamp`` and ``message_id``."""
+
+    def to_representation(self, value: msg.StoredMessage) -> dict[str, Any]:
+        return value.as_dict()
+
+
 class MessagesOut(serializers.Serializer[Any]):
     messages = serializers.ListField(
-        child=serializers.DictField(), help_text="each message as given, plus `timestamp` and `message_id`"
+        child=StoredMessageOut(), help_text="each message as given, plus `timestamp` and `message_id`"
     )
 
 
@@ -58,13 +78,15 @@ class ContextListOut(serializers.Serializer[Any]):
 
 
 class ContextCreateIn(StrictSerializer):
+    openapi_extra = {"oneOf": [{"required": ["label"]}, {"required": ["name"]}]}
+
     # The serializer metaclass moves declared fields off the class, so Field.label stays a str.
     label = StrictCharField(  # type: ignore[assignment]
         required=False, regex=LABEL_REGEX, help_text="creates `label_a`, `label_b`, …"
     )
     name = StrictCharField(required=False, regex=NAME_REGEX, help_text="an exact name instead of a label")
     branch_from = StrictCharField(required=False, regex=NAME_REGEX, help_text="copy this context's view")
-    compaction_strategy = StrictDictField(required=False)
+    compaction_strategy = StrategyField(required=False)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if ("label" in attrs) == ("name" in attrs):
@@ -73,7 +95,7 @@ class ContextCreateIn(StrictSerializer):
 
 
 class ContextUpdateIn(StrictSerializer):
-    compaction_strategy = StrictDictField(
+    compaction_strategy = StrategyField(
         help_text=(
             '`{"name": "summarize"}` (default), `{"name": "truncate_oldest", "max_messages": N}`, '
             '`{"name": "sliding_window", "window_size": N, "keep_system": true}` or a custom one'
@@ -82,71 +104,81 @@ class ContextUpdateIn(StrictSerializer):
 
 
 class ContextPatchIn(ContextUpdateIn):
-    compaction_strategy = StrictDictField(required=False)
+    compaction_strategy = StrategyField(required=False)
 
 
-def _context_body(info: selectors.ContextInfo) -> dict[str, Any]:
-    return dict(ContextOut(info).data)
+class LabelsQueryIn(serializers.Serializer[Any]):
+    labels = serializers.ListField(
+        child=StrictCharField(allow_blank=True, regex=LABELS_REGEX),
+        required=False,
+        default=list,
+        help_text="comma-separated labels: contexts named `label` or `label_…` (all when empty)",
+    )
 
-
-def _messages_body(messages: list[msg.StoredMessage]) -> dict[str, Any]:
-    return {"messages": [m.as_dict() for m in messages]}
+    def validate_labels(self, value: list[str]) -> list[str]:
+        return [label.strip() for item in value for label in item.split(",") if label.strip()]
 
 
 # ---------------------------------------------------------------- views
 
 
 class MessagesView(TenantView):
-    @extend_schema(
-        parameters=[CONTEXT_PARAM],
-        responses={200: MessagesOut, **ERROR_RESPONSES},
-        summary="List the context's messages (its view: since the last clear, strategy applied)",
-    )
-    def get(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
-        timeline = self.timeline(request, conv, context)
-        return Response(_messages_body(selectors.context_view(timeline=timeline)))
+    """A named context's OpenAI-format messages: its view, appending, clearing."""
 
-    @extend_schema(
-        request=MessagesIn,
-        parameters=[CONTEXT_PARAM],
-        responses={201: MessagesOut, 409: OpenApiResponse(description="message_id taken"), **ERROR_RESPONSES},
-        summary="Append OpenAI-format messages (creates the context on first use)",
+    @operation(
+        summary="List the context's messages (its view: since the last clear, strategy applied)",
+        responses={200: MessagesOut},
+        errors=(401, 404),
     )
-    def post(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
-        data = _validated(MessagesIn, request.data)
+    def get(self, request: Request, conv: str, context: str = MAIN) -> Response:
+        messages = selectors.context_view(timeline=self.timeline(request, conv, context))
+        return Response(MessagesOut({"messages": messages}).data)
+
+    @operation(
+        summary="Append OpenAI-format messages (creates the context on first use)",
+        request=MessagesIn,
+        responses={201: MessagesOut},
+        errors=(400, 401, 404, 409),
+    )
+    def post(self, request: Request, conv: str, context: str = MAIN) -> Response:
+        data = validated_body(MessagesIn, request)
         new = message_services.parse_messages(data["messages"])
         timeline = self.timeline_for_write(request, conv, context)
         stored = message_services.messages_append(timeline=timeline, messages=new)
-        return Response(_messages_body(stored), status=status.HTTP_201_CREATED)
+        return Response(MessagesOut({"messages": stored}).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(
-        parameters=[CONTEXT_PARAM],
-        responses={204: None, **ERROR_RESPONSES},
+    @operation(
         summary="Clear the context's view (the messages stay stored)",
+        responses={204: None},
+        errors=(401, 404),
     )
-    def delete(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
+    def delete(self, request: Request, conv: str, context: str = MAIN) -> Response:
         context_services.context_clear(timeline=self.timeline(request, conv, context))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class ContextListView(TenantView):
-    @extend_schema(
-        responses={200: ContextListOut, **ERROR_RESPONSES},
+    """The conversation's contexts with their message counts, and creating one."""
+
+    @operation(
         summary="List the conversation's contexts with their message counts",
+        responses={200: ContextListOut},
+        errors=(401, 404),
         operation_id="contexts_list",
     )
     def get(self, request: Request, conv: str) -> Response:
         infos = selectors.context_infos(conversation=self.conversation(request, conv))
-        return Response({"contexts": [_context_body(i) for i in infos]})
+        return Response(ContextListOut({"contexts": infos}).data)
 
-    @extend_schema(
-        request=ContextCreateIn,
-        responses={201: ContextOut, 409: OpenApiResponse(description="name taken"), **ERROR_RESPONSES},
+    @operation(
         summary="Create a context: `label` → the next free `label_a`, `label_b`, …; optional branch",
+        request=ContextCreateIn,
+        responses={201: ContextOut},
+        errors=(400, 401, 404, 409),
         operation_id="contexts_create",
     )
     def post(self, request: Request, conv: str) -> Response:
-        data = _validated(ContextCreateIn, request.data)
+        data = validated_body(ContextCreateIn, request)
         timeline = context_services.context_create(
             conversation=self.conversation(request, conv),
             name=data.get("name"),
@@ -155,30 +187,33 @@ class ContextListView(TenantView):
             compaction_strategy=data.get("compaction_strategy"),
         )
         return Response(
-            _context_body(selectors.context_info(timeline=timeline)), status=status.HTTP_201_CREATED
+            ContextOut(selectors.context_info(timeline=timeline)).data, status=status.HTTP_201_CREATED
         )
 
 
 class ContextDetailView(TenantView):
-    @extend_schema(
-        responses={200: ContextOut, **ERROR_RESPONSES}, summary="A context", operation_id="contexts_retrieve"
+    """One context: its compaction strategy and message counts."""
+
+    @operation(
+        summary="A context", responses={200: ContextOut}, errors=(401, 404), operation_id="contexts_retrieve"
     )
     def get(self, request: Request, conv: str, context: str) -> Response:
-        return Response(_context_body(selectors.context_info(timeline=self.timeline(request, conv, context))))
+        info = selectors.context_info(timeline=self.timeline(request, conv, context))
+        return Response(ContextOut(info).data)
 
-    @extend_schema(
-        request=ContextUpdateIn,
-        responses={200: ContextOut, **ERROR_RESPONSES},
+    @operation(
         summary="Set the context's compaction strategy (creates the context on first use)",
+        request=ContextUpdateIn,
+        responses={200: ContextOut},
         operation_id="contexts_update",
     )
     def put(self, request: Request, conv: str, context: str) -> Response:
         return self._update(request, conv, context, ContextUpdateIn)
 
-    @extend_schema(
-        request=ContextPatchIn,
-        responses={200: ContextOut, **ERROR_RESPONSES},
+    @operation(
         summary="Change the context's compaction strategy (creates the context on first use)",
+        request=ContextPatchIn,
+        responses={200: ContextOut},
         operation_id="contexts_partial_update",
     )
     def patch(self, request: Request, conv: str, context: str) -> Response:
@@ -187,45 +222,25 @@ class ContextDetailView(TenantView):
     def _update(
         self, request: Request, conv: str, context: str, serializer: type[StrictSerializer]
     ) -> Response:
-        data = _validated(serializer, request.data)
-        if "compaction_strategy" in data:
-            selectors.normalize_strategy(data["compaction_strategy"])  # 400 before anything is created
+        data = validated_body(serializer, request)  # a bad strategy is a 400 before anything is created
         timeline = self.timeline_for_write(request, conv, context)
         if "compaction_strategy" in data:
             context_services.context_set_strategy(
                 timeline=timeline, compaction_strategy=data["compaction_strategy"]
             )
-        return Response(_context_body(selectors.context_info(timeline=timeline)))
-
-
-def _labels(request: Request) -> list[str]:
-    labels = [
-        label.strip()
-        for value in request.query_params.getlist("labels")
-        for label in value.split(",")
-        if label.strip()
-    ]
-    bad = [label for label in labels if not msg.CONTEXT_NAME_PATTERN.match(label)]
-    if bad:
-        raise InvalidInput("invalid label", details={"labels": bad})
-    return labels
+        return Response(ContextOut(selectors.context_info(timeline=timeline)).data)
 
 
 class FullContextView(TenantView):
-    @extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "labels",
-                str,
-                description="comma-separated labels: contexts named `label` or `label_…` (all when empty)",
-            )
-        ],
-        responses={200: MessagesOut, **ERROR_RESPONSES},
+    """What a supervisor reads: the messages of several contexts merged in time order."""
+
+    @operation(
         summary="Messages of several contexts, deduplicated by message_id, in time order",
+        parameters=[LabelsQueryIn],
+        responses={200: MessagesOut},
         operation_id="full_context_retrieve",
     )
     def get(self, request: Request, conv: str) -> Response:
-        conversation = self.conversation(request, conv)
-        return Response(
-            _messages_body(selectors.full_context(conversation=conversation, labels=_labels(request)))
-        )
+        labels = validated_query(LabelsQueryIn, request)["labels"]
+        messages = selectors.full_context(conversation=self.conversation(request, conv), labels=labels)
+        return Response(MessagesOut({"messages": messages}).data)

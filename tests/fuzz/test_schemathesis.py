@@ -1,0 +1,165 @@
+"""Schemathesis against the live schema (``/api/schema/``) on PostgreSQL: every operation, every check.
+
+``SCHEMATHESIS_MAX_EXAMPLES`` (default 50 per operation) runs it longer, for example
+``SCHEMATHESIS_MAX_EXAMPLES=1000 TIMELINE_SKIP_CHECKS=1 bash scripts/test.sh tests/fuzz``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+
+import pytest
+import schemathesis
+from django.core.signals import request_finished, request_started
+from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
+from rest_framework.throttling import ScopedRateThrottle
+from schemathesis.config import SchemathesisConfig
+from schemathesis.specs.openapi.checks import positive_data_acceptance
+
+from timeline_app.services.api_keys import api_key_create
+from timeline_app.services.conversations import conversation_create
+
+MAX_EXAMPLES = int(os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "50"))
+CONV = "fuzz"  # every {conv} in a path addresses this conversation of the caller's tenant
+WRITES = ("POST", "PUT", "PATCH", "DELETE")
+
+
+def inside_the_schema(body) -> bool:
+    """Schema-valid and within the rules above; no NUL (PostgreSQL cannot store one)."""
+    body = body if isinstance(body, dict | list) else None
+    return respects_uniqueness(body) and "\\u0000" not in json.dumps(body)
+
+
+def load_schema(*, allow_x00: bool) -> schemathesis.schemas.BaseSchema:
+    config = SchemathesisConfig.from_dict(
+        {
+            "generation": {"max-examples": MAX_EXAMPLES, "allow-x00": allow_x00, "mode": "positive"},
+            "parameters": {"conv": CONV},
+            # The coverage phase's boundary values ignore `pattern` ("0" for `^[a-z]…`): off.
+            "phases": {"coverage": {"enabled": False}},
+        }
+    )
+    return schemathesis.openapi.from_wsgi("/api/schema/?format=json", get_wsgi_application(), config=config)
+
+
+def _unique(values: list) -> bool:
+    return len(values) == len(set(values))
+
+
+def _items(body: dict, key: str) -> list[dict]:
+    value = body.get(key)
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def respects_uniqueness(body) -> bool:
+    """The rules JSON Schema cannot say, documented in the schema's descriptions: unique source
+    urls (and sids), attachment names, message ids and a message's tool call ids, import seqs and
+    block ids; an imported compaction names a summary block; an import's view starts at most one
+    past its last seq; a message block carries a valid OpenAI message (services.export and
+    services.blocks check these before writing)."""
+    if not isinstance(body, dict):
+        return True
+    sources = _items(body, "sources") + _items(body, "sources_pool")
+    messages = _items(body, "messages")
+    blocks = _items(body, "blocks")
+    return (
+        _unique([s.get("url") for s in sources])
+        and _unique([s.get("sid") for s in sources if "sid" in s])
+        and _unique([a.get("name") for a in _items(body, "attachments")])
+        and _unique([m["message_id"] for m in messages if "message_id" in m])
+        and all(_unique([c.get("id") for c in _items(m, "tool_calls")]) for m in messages)
+        and _unique([b["seq"] for b in blocks if "seq" in b])
+        and _unique([b["id"] for b in blocks if b.get("id")])
+        and not _items(body, "compactions")
+        and _view_start_in_range(body, blocks)
+        and not any(_is_message_block(b) for b in blocks)
+    )
+
+
+def _view_start_in_range(body: dict, blocks: list[dict]) -> bool:
+    start = body.get("view_start_seq")
+    if not isinstance(start, int):
+        return True
+    seqs = [b["seq"] for b in blocks if isinstance(b.get("seq"), int)]
+    return start <= max(seqs, default=0) + 1
+
+
+def _is_message_block(block: dict) -> bool:
+    meta = block.get("meta")
+    return str(block.get("type", "")).startswith("message.") or (
+        isinstance(meta, dict) and "openai_message" in meta
+    )
+
+
+schema = load_schema(allow_x00=False)
+schema_with_nul = load_schema(allow_x00=True).include(method=list(WRITES))
+QUIET = hypothesis_settings(
+    deadline=None, suppress_health_check=list(HealthCheck), derandomize=True, database=None
+)
+
+
+@pytest.fixture
+def auth(db, monkeypatch) -> Iterator[dict[str, str]]:
+    """A tenant with the conversation every path addresses; compact is not throttled here."""
+    # Like Django's test client: the test's transaction stays open across the WSGI requests.
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"compact": "100000/min"})
+    key, raw = api_key_create(tenant_name="fuzz")
+    conversation_create(tenant=key.tenant, public_id=CONV, title="fuzzed")
+    yield {"Authorization": f"Bearer {raw}"}
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
+@schema.parametrize()
+@QUIET
+def test_every_operation_conforms_to_the_schema(case, auth):
+    if not inside_the_schema(case.body):
+        return  # a 400 is right (the NUL run below covers NULs)
+    case.call_and_validate(headers=auth)
+
+
+@schema_with_nul.parametrize()
+@QUIET
+def test_nul_characters_on_write_endpoints_are_a_clean_4xx(case, auth):
+    # A NUL is valid JSON the service refuses (PostgreSQL cannot store it): a 400, never a 500.
+    case.call_and_validate(headers=auth, excluded_checks=[positive_data_acceptance])
+
+
+# The stateful phase: chains follow the OpenAPI links the schema declares (a created conversation
+# or context is what the next calls address), so this schema has no fixed `conv`.
+def test_stateful_chains_along_the_declared_links(auth):
+    config = SchemathesisConfig.from_dict(
+        {
+            "headers": auth,
+            "generation": {"mode": "positive", "allow-x00": False},
+            "phases": {"coverage": {"enabled": False}},
+            # DELETE …/messages/ clears the context's view (DESIGN §5): the list stays, empty.
+            "checks": {"use_after_free": {"enabled": False}},
+        }
+    )
+    stateful = schemathesis.openapi.from_wsgi(
+        "/api/schema/?format=json", get_wsgi_application(), config=config
+    )
+
+    class WithinTheRules(stateful.as_state_machine()):  # type: ignore[misc]
+        def validate_response(self, response, case, additional_checks=None, **kwargs):
+            if inside_the_schema(case.body):  # as in the stateless run above
+                super().validate_response(response, case, additional_checks, **kwargs)
+
+    WithinTheRules.run(
+        settings=hypothesis_settings(
+            max_examples=max(5, MAX_EXAMPLES // 5),
+            stateful_step_count=6,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+            derandomize=True,
+            database=None,
+        )
+    )

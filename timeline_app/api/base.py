@@ -1,0 +1,52 @@
+"""What every API view shares: the caller's tenant, its conversation and context, input parsing."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from timeline_app import selectors
+from timeline_app.api.auth import ApiClient
+from timeline_app.api.schema import ApiSchema
+from timeline_app.errors import InvalidInput
+from timeline_app.models import Conversation, Tenant, Timeline
+from timeline_app.services.conversations import timeline_get_or_create
+
+
+def validated_body(serializer_class: type[serializers.Serializer[Any]], request: Request) -> dict[str, Any]:
+    """The request body, checked by ``serializer_class``: a 400 in the one error shape otherwise."""
+    if not isinstance(request.data, dict):
+        raise InvalidInput("the request body must be a JSON object")
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+def validated_query(serializer_class: type[serializers.Serializer[Any]], request: Request) -> dict[str, Any]:
+    serializer = serializer_class(data=request.query_params)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+class TenantView(APIView):
+    """Everything is scoped to the API key's tenant: another tenant's conversation is a 404."""
+
+    schema = ApiSchema()
+
+    def tenant(self, request: Request) -> Tenant:
+        return cast(ApiClient, request.user).tenant
+
+    def conversation(self, request: Request, conv: str) -> Conversation:
+        return selectors.conversation_get(tenant=self.tenant(request), public_id=conv)
+
+    def timeline(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Timeline:
+        return selectors.timeline_require(conversation=self.conversation(request, conv), name=context)
+
+    def timeline_for_write(
+        self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME
+    ) -> Timeline:
+        """Writes create a named context on first use (seed 004)."""
+        return timeline_get_or_create(conversation=self.conversation(request, conv), name=context)
