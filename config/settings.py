@@ -219,7 +219,12 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": TIMELINE_SWEEP_INTERVAL_SECONDS},
     },
     "render-history-trim": {"task": "timeline_app.tasks.trim_render_history", "schedule": 3600.0},
+    "retention": {"task": "timeline_app.tasks.expire_idle_conversations", "schedule": 600.0},
 }
+# Retention: conversations idle longer than this many days are erased by the beat job, at most
+# TIMELINE_RETENTION_BATCH per run (every 10 minutes). 0 (the default) keeps everything.
+TIMELINE_RETENTION_IDLE_DAYS = env.float("TIMELINE_RETENTION_IDLE_DAYS", default=0.0)
+TIMELINE_RETENTION_BATCH = env.int("TIMELINE_RETENTION_BATCH", default=100)
 # The render history (the cache explainer's memory): per timeline, the newest N renders, none older
 # than D days; the hourly beat job trims.
 TIMELINE_RENDER_HISTORY_MAX = env.int("TIMELINE_RENDER_HISTORY_MAX", default=200)

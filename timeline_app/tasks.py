@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from timeline_app.models import Compaction
 from timeline_app.services.background import compaction_sweep, timeline_compact
+from timeline_app.services.conversations import conversations_expire
 from timeline_app.services.render_history import render_history_trim
 
 
@@ -67,4 +68,17 @@ def trim_render_history() -> int:
         now=timezone.now(),
         keep=settings.TIMELINE_RENDER_HISTORY_MAX,
         days=settings.TIMELINE_RENDER_HISTORY_DAYS,
+    )
+
+
+@shared_task(name="timeline_app.tasks.expire_idle_conversations", ignore_result=True)
+def expire_idle_conversations() -> int:
+    """The retention beat job: erase conversations idle past ``TIMELINE_RETENTION_IDLE_DAYS``
+    (off when 0), at most ``TIMELINE_RETENTION_BATCH`` per run."""
+    if settings.TIMELINE_RETENTION_IDLE_DAYS <= 0:
+        return 0
+    return conversations_expire(
+        now=timezone.now(),
+        idle_days=settings.TIMELINE_RETENTION_IDLE_DAYS,
+        batch=settings.TIMELINE_RETENTION_BATCH,
     )

@@ -18,7 +18,7 @@ from timeline_app.api.fields import SettingsField, StrictCharField, StrictSerial
 from timeline_app.api.pagination import ConversationCursorPagination
 from timeline_app.api.schema import CONV_PATTERN, operation
 from timeline_app.models import Conversation, Timeline
-from timeline_app.services.conversations import conversation_create
+from timeline_app.services.conversations import conversation_create, conversation_delete
 
 RESERVED_IDS = frozenset({"import"})
 
@@ -114,7 +114,7 @@ class ConversationListView(mixins.ListModelMixin, GenericAPIView[Conversation], 
 
 
 class ConversationDetailView(TenantView):
-    """One conversation with its block count, visible tokens and context names."""
+    """One conversation with its block count, visible tokens and context names; erasing it."""
 
     @operation(
         summary="A conversation",
@@ -125,3 +125,14 @@ class ConversationDetailView(TenantView):
     def get(self, request: Request, conv: str) -> Response:
         detail = conversation_detail(self.conversation(request, conv))
         return Response(ConversationDetailOut(detail).data)
+
+    @operation(
+        summary="Erase a conversation and everything it owns (blocks, binaries, summaries, sources, "
+        "contexts, render history)",
+        responses={204: None},
+        errors=(401, 404),
+        operation_id="conversations_destroy",
+    )
+    def delete(self, request: Request, conv: str) -> Response:
+        conversation_delete(conversation=self.conversation(request, conv))
+        return Response(status=status.HTTP_204_NO_CONTENT)

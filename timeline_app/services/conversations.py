@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings as django_settings
@@ -69,3 +69,23 @@ def timeline_get_or_create(*, conversation: Conversation, name: str) -> Timeline
         context_room_require(conversation=conversation)
         timeline, _ = Timeline.objects.get_or_create(conversation=conversation, name=name)
     return timeline
+
+
+@transaction.atomic
+def conversation_delete(*, conversation: Conversation) -> int:
+    """Erase a conversation with everything it owns: its contexts' blocks (binaries included),
+    summaries and compaction records, sources, render history (the tenant's right to erase).
+    Returns how many rows went."""
+    deleted, _ = conversation.delete()
+    return deleted
+
+
+def conversations_expire(*, now: datetime, idle_days: float, batch: int) -> int:
+    """Erase up to ``batch`` conversations idle for more than ``idle_days`` (the retention beat job;
+    bounded per run, the next run goes on). Returns how many conversations went."""
+    idle = Conversation.objects.filter(last_activity_at__lt=now - timedelta(days=idle_days))
+    expired = 0
+    for conversation in idle.order_by("last_activity_at", "pk")[:batch]:
+        conversation_delete(conversation=conversation)
+        expired += 1
+    return expired
