@@ -141,10 +141,12 @@ VALUE_FIELDS = (
 
 def block_value(*columns: Any) -> BlockValue:
     """A pure ``Block`` from a row's ``VALUE_FIELDS`` (the binary payload as base64 text)."""
-    fields = dict(zip(VALUE_FIELDS, columns, strict=True))
-    raw = fields["data"]
-    fields["data"] = base64.b64encode(bytes(raw)).decode() if raw else ""
-    return BlockValue(**fields)
+    raw = columns[_DATA]
+    data = base64.b64encode(bytes(raw)).decode() if raw else ""
+    return BlockValue(*columns[:_DATA], data, *columns[_DATA + 1 :])
+
+
+_DATA = VALUE_FIELDS.index("data")
 
 
 class BlockQuerySet(models.QuerySet["Block"]):
