@@ -13,6 +13,8 @@ from urllib.parse import quote
 
 from django.db import connection
 
+from timeline_app.models import Compaction
+
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "")
 
@@ -44,6 +46,16 @@ def wait_for(
             return value
         time.sleep(0.2)
     raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}\n{logs()}")
+
+
+def wait_for_applied_compaction(task_id: str, *, logs: Callable[[], str]) -> None:
+    """Wait until a worker has applied the compaction that the task ``task_id`` claimed."""
+    wait_for(
+        lambda: Compaction.objects.filter(task_id=task_id, status="applied").exists(),
+        timeout=60,
+        what="the worker to apply the compaction",
+        logs=logs,
+    )
 
 
 def group_alive(pgid: int) -> bool:

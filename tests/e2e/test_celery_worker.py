@@ -22,7 +22,7 @@ from django.test import override_settings
 
 from config.celery import app
 from tests.compaction_shell.helpers import SMALL, fill_to
-from tests.e2e.processes import REDIS_URL, free_port, live_database_url, wait_for
+from tests.e2e.processes import REDIS_URL, free_port, live_database_url, wait_for, wait_for_applied_compaction
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering import blocks as b
 from timeline_app.services.compaction import TAKEN_OVER
@@ -164,12 +164,7 @@ def test_the_compact_endpoint_enqueues_and_a_real_worker_compacts(owner, broker,
 
     assert response.status_code == 202, response.content
     task_id = response.json()["task_id"]
-    wait_for(
-        lambda: Compaction.objects.filter(task_id=task_id, status="applied").exists(),
-        timeout=60,
-        what="the worker to apply the compaction",
-        logs=worker.log,
-    )
+    wait_for_applied_compaction(task_id, logs=worker.log)
     result = AsyncResult(task_id, backend=RedisBackend(app=app, url=broker)).get(timeout=30)
     assert result["status"] == "applied"
     record = Compaction.objects.get(task_id=task_id)

@@ -27,8 +27,9 @@ from tests.e2e.processes import (
     kill_group,
     live_database_url,
     wait_for,
+    wait_for_applied_compaction,
 )
-from timeline_app.models import Compaction, Timeline
+from timeline_app.models import Timeline
 from timeline_app.services.api_keys import api_key_create
 
 pytestmark = [
@@ -134,12 +135,7 @@ def test_make_serve_serves_the_api_and_compacts_on_the_worker_then_stops_everyth
     queued = client.post("/api/v1/conversations/served/compact/", json={}, headers=auth)
     assert queued.status_code == 202, queued.text
     task_id = queued.json()["task_id"]
-    wait_for(
-        lambda: Compaction.objects.filter(task_id=task_id, status="applied").exists(),
-        timeout=60,
-        what="the worker to apply the compaction",
-        logs=served.log,
-    )
+    wait_for_applied_compaction(task_id, logs=served.log)
     after = client.post(
         "/api/v1/conversations/served/render/", json={"format": "text", "debug": True}, headers=auth
     ).json()

@@ -26,7 +26,7 @@ from timeline_app.api.fields import (
     StrictSerializer,
 )
 from timeline_app.api.schema import operation
-from timeline_app.api.serializers import TYPE_REGEX, BlockIn, SourceIn
+from timeline_app.api.serializers import TYPE_REGEX, BlockIn, SourceIn, SourceOut
 from timeline_app.models import Compaction, Timeline
 from timeline_app.services.export import MAX_IMPORT_SEQ, MAX_IMPORT_SID, timeline_export, timeline_import
 
@@ -119,14 +119,6 @@ class ExportBlockOut(serializers.Serializer[Any]):
     hidden_reason = serializers.CharField()
 
 
-class ExportSourceOut(serializers.Serializer[Any]):
-    sid = serializers.IntegerField()
-    url = serializers.CharField()
-    title = serializers.CharField()
-    text = serializers.CharField()
-    meta = serializers.DictField()
-
-
 class ExportCompactionOut(serializers.Serializer[Any]):
     summary_seq = serializers.IntegerField()
     first_retained_seq = serializers.IntegerField(allow_null=True)
@@ -156,7 +148,7 @@ class TimelineExportOut(serializers.Serializer[Any]):
     view_start_seq = serializers.IntegerField()
     compaction_strategy = serializers.DictField()
     blocks = ExportBlockOut(many=True)
-    sources_pool = ExportSourceOut(many=True)
+    sources_pool = SourceOut(many=True)
     turn_ids = serializers.ListField(child=serializers.CharField())
     compactions = ExportCompactionOut(many=True)
 
