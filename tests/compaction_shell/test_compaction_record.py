@@ -12,7 +12,7 @@ from compaction.summarizers import ExtractiveSummarizer
 from timeline_app import selectors
 from timeline_app.models import Block, Compaction
 from timeline_app.rendering import blocks as b
-from timeline_app.services import compaction as compaction_services
+from timeline_app.services import summarizers as summarizer_services
 from timeline_app.signals import on_after_compaction, on_before_compaction
 from timeline_app.tasks import compact_timeline
 
@@ -62,7 +62,7 @@ def test_a_compaction_that_breaks_is_recorded_as_failed_with_its_error(monkeypat
     def broken(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("digest exploded")
 
-    monkeypatch.setattr(compaction_services, "build_digest", broken)
+    monkeypatch.setattr(summarizer_services, "build_digest", broken)
     with pytest.raises(RuntimeError):
         compact_timeline(timeline.pk)
 

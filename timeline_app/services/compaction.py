@@ -25,16 +25,13 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from compaction.digest import build_digest
-from compaction.planner import CompactionPlan, build_summary_block, compaction_is_accepted, plan_compaction
-from compaction.summarizers import Summarizer, SummaryOutcome, summarize_with_fallback
+from compaction.planner import CompactionPlan, compaction_is_accepted, plan_compaction
+from compaction.summarizers import Summarizer
 from timeline_app import metrics, selectors, signals
-from timeline_app.models import Block, Compaction, Timeline
+from timeline_app.models import Compaction, Timeline
 from timeline_app.rendering.blocks import Block as BlockValue
-from timeline_app.rendering.costs import block_tokens
 from timeline_app.rendering.settings import RenderSettings
-from timeline_app.rendering.times import iso_utc
-from timeline_app.services.summarizers import configured_summarizer, fallback_summarizer
+from timeline_app.services.summarizers import SummaryDraft, configured_summarizer, draft_summary
 
 logger = logging.getLogger(__name__)
 
@@ -215,64 +212,6 @@ def compaction_run(
                 error=f"{type(exc).__name__}: {exc}"[:2000],
             )
         raise
-
-
-@dataclass(frozen=True)
-class SummaryDraft:
-    """A summary block written for a plan but not stored yet (``block`` is an unsaved row)."""
-
-    block: Block
-    history: SummaryOutcome
-    split: SummaryOutcome | None
-    digest: dict[str, Any]
-    summarize_ms: int
-
-    @property
-    def errors(self) -> str:
-        return "; ".join(e for e in (self.history.error, self.split.error if self.split else None) if e)
-
-
-def draft_summary(
-    *, plan: CompactionPlan, settings: RenderSettings, summarizer: Summarizer, turn_id: str
-) -> SummaryDraft:
-    """Summarize a plan (progressively: the previous summary is fed in), the split turn's prefix
-    under its own budget, and the cumulative digest; the extractive summary stands in for any
-    summarizer failure. Never called inside a transaction: an LLM call may take seconds."""
-    previous = plan.previous_summary
-    started = time.monotonic()
-    history = summarize_with_fallback(
-        summarizer,
-        fallback_summarizer(),
-        blocks=plan.summarized,
-        previous_summary=previous.text if previous else None,
-        max_tokens=settings.summary_max_tokens,
-        purpose="history",
-    )
-    split = None
-    if plan.is_split:
-        # The LLM just failed after all its retries: do not make the caller wait for it twice.
-        split = summarize_with_fallback(
-            summarizer if history.error is None else None,
-            fallback_summarizer(),
-            blocks=plan.split_prefix,
-            previous_summary=None,
-            max_tokens=settings.split_prefix_max_tokens,
-            purpose="split_turn",
-        )
-    summarize_ms = int((time.monotonic() - started) * 1000)
-    digest = build_digest(
-        plan.compacted, previous=previous.meta.get("compaction_digest") if previous else None
-    )
-    fields = build_summary_block(
-        plan,
-        summary_text=history.text,
-        split_text=split.text if split else None,
-        digest=digest,
-        turn_id=turn_id,
-    )
-    block = Block(ts=iso_utc(timezone.now()), **fields)
-    block.tokens = block_tokens(block.to_value())
-    return SummaryDraft(block=block, history=history, split=split, digest=digest, summarize_ms=summarize_ms)
 
 
 def _summarize_and_apply(

@@ -27,10 +27,10 @@ from timeline_app.rendering.prefix import CacheReport, explain_cache
 from timeline_app.rendering.settings import RenderSettings, resolve_settings
 from timeline_app.rendering.ttl import TtlDecision, apply_hides, plan_ttl_pruning
 from timeline_app.selectors.contexts import strategy_window
-from timeline_app.services.compaction import CompactionOutcome, compaction_run, draft_summary
+from timeline_app.services.compaction import CompactionOutcome, compaction_run
 from timeline_app.services.hiding import hides_store
 from timeline_app.services.render_history import render_record
-from timeline_app.services.summarizers import fallback_summarizer
+from timeline_app.services.summarizers import draft_summary, fallback_summarizer
 
 
 @dataclass(frozen=True)
@@ -112,47 +112,31 @@ def timeline_render(
         _persist_ttl(timeline=timeline, decision=decision, now=now)
     window = apply_hides(window, decision.hides)
 
-    compaction: CompactionOutcome | None = None
     wanted = force_sanitize or needs_compaction(window, system_tokens=system_tokens, settings=settings)
-    if wanted and dry_run:
-        turn_id = selectors.timeline_current_turn_id(timeline=timeline)
-        preview = _preview_compaction(
-            window, settings=settings, system_tokens=system_tokens, force=force_sanitize, turn_id=turn_id
-        )
-        window = preview if preview is not None else window
-    elif wanted:
-        trigger = Compaction.Trigger.FORCED if force_sanitize else Compaction.Trigger.RENDER
-
-        # Over the hard ceiling while a background compaction runs, compaction_run waits for it
-        # (bounded) and compacts itself if it must: the render never returns more than max_tokens.
-        compaction = compaction_run(
-            timeline=timeline,
+    compaction: CompactionOutcome | None = None
+    if wanted:
+        window, compaction = _compact(
+            timeline,
+            window,
             settings=settings,
-            trigger=trigger,
-            force=force_sanitize,
             system_tokens=system_tokens,
+            force=force_sanitize,
+            dry_run=dry_run,
             summarizer=summarizer,
         )
-        window = strategy_window(timeline=timeline, window=selectors.visible_window(timeline=timeline))
-
-    sources = [
-        Source(sid=row.sid, url=row.url, title=row.title, text=row.text, meta=row.meta)
-        for row in (selectors.sources_pool(timeline=timeline) if options.include_sources else [])
-    ]
-    active_plan = selectors.active_plan(timeline=timeline) if options.include_announce else None
     rendered = render_window(
         window,
         settings=settings,
         options=options,
-        sources=sources,
-        active_plan=active_plan,
+        sources=_sources(timeline) if options.include_sources else [],
+        active_plan=selectors.active_plan(timeline=timeline) if options.include_announce else None,
         system_tokens=system_tokens,
         prefix_seed=system_digest,
     )
-    key = settings_key(settings, options)
     applied = (
         compaction if compaction is not None and compaction.status == Compaction.Outcome.APPLIED else None
     )
+    key = settings_key(settings, options)
     report = explain_cache(
         previous=previous,
         current=rendered.prefix,
@@ -181,3 +165,40 @@ def timeline_render(
         settings=settings,
         cache=report,
     )
+
+
+def _compact(
+    timeline: Timeline,
+    window: list[BlockValue],
+    *,
+    settings: RenderSettings,
+    system_tokens: int,
+    force: bool,
+    dry_run: bool,
+    summarizer: Summarizer | None,
+) -> tuple[list[BlockValue], CompactionOutcome | None]:
+    """Step 2 of the pipeline: the window after a compaction (a dry run previews one in memory)."""
+    if dry_run:
+        turn_id = selectors.timeline_current_turn_id(timeline=timeline)
+        preview = _preview_compaction(
+            window, settings=settings, system_tokens=system_tokens, force=force, turn_id=turn_id
+        )
+        return (preview if preview is not None else window), None
+    # Over the hard ceiling while a background compaction runs, compaction_run waits for it
+    # (bounded) and compacts itself if it must: the render never returns more than max_tokens.
+    compaction = compaction_run(
+        timeline=timeline,
+        settings=settings,
+        trigger=Compaction.Trigger.FORCED if force else Compaction.Trigger.RENDER,
+        force=force,
+        system_tokens=system_tokens,
+        summarizer=summarizer,
+    )
+    return strategy_window(timeline=timeline, window=selectors.visible_window(timeline=timeline)), compaction
+
+
+def _sources(timeline: Timeline) -> list[Source]:
+    return [
+        Source(sid=row.sid, url=row.url, title=row.title, text=row.text, meta=row.meta)
+        for row in selectors.sources_pool(timeline=timeline)
+    ]

@@ -1,4 +1,4 @@
-"""The configured summarizer (shell: reads settings).
+"""The configured summarizer (shell: reads settings), and a summary drafted with it.
 
 Precedence: ``TIMELINE_SUMMARIZER_CLASS`` (a dotted path to a class or factory called with no
 arguments), then ``TIMELINE_SUMMARIZER`` (``anthropic`` or ``extractive``). The extractive
@@ -7,11 +7,22 @@ summarizer is always the fallback.
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
+from typing import Any
+
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from compaction.summarizers import ExtractiveSummarizer, Summarizer
+from compaction.digest import build_digest
+from compaction.planner import CompactionPlan, build_summary_block
+from compaction.summarizers import ExtractiveSummarizer, Summarizer, SummaryOutcome, summarize_with_fallback
+from timeline_app.models import Block
+from timeline_app.rendering.costs import block_tokens
+from timeline_app.rendering.settings import RenderSettings
+from timeline_app.rendering.times import iso_utc
 
 
 def configured_summarizer() -> Summarizer:
@@ -46,3 +57,61 @@ def _custom_summarizer(dotted: str) -> Summarizer:
             f"TIMELINE_SUMMARIZER_CLASS {dotted!r} must build an object with name, model and summarize()"
         )
     return summarizer
+
+
+@dataclass(frozen=True)
+class SummaryDraft:
+    """A summary block written for a plan but not stored yet (``block`` is an unsaved row)."""
+
+    block: Block
+    history: SummaryOutcome
+    split: SummaryOutcome | None
+    digest: dict[str, Any]
+    summarize_ms: int
+
+    @property
+    def errors(self) -> str:
+        return "; ".join(e for e in (self.history.error, self.split.error if self.split else None) if e)
+
+
+def draft_summary(
+    *, plan: CompactionPlan, settings: RenderSettings, summarizer: Summarizer, turn_id: str
+) -> SummaryDraft:
+    """Summarize a plan (progressively: the previous summary is fed in), the split turn's prefix
+    under its own budget, and the cumulative digest; the extractive summary stands in for any
+    summarizer failure. Never called inside a transaction: an LLM call may take seconds."""
+    previous = plan.previous_summary
+    started = time.monotonic()
+    history = summarize_with_fallback(
+        summarizer,
+        fallback_summarizer(),
+        blocks=plan.summarized,
+        previous_summary=previous.text if previous else None,
+        max_tokens=settings.summary_max_tokens,
+        purpose="history",
+    )
+    split = None
+    if plan.is_split:
+        # The LLM just failed after all its retries: do not make the caller wait for it twice.
+        split = summarize_with_fallback(
+            summarizer if history.error is None else None,
+            fallback_summarizer(),
+            blocks=plan.split_prefix,
+            previous_summary=None,
+            max_tokens=settings.split_prefix_max_tokens,
+            purpose="split_turn",
+        )
+    summarize_ms = int((time.monotonic() - started) * 1000)
+    digest = build_digest(
+        plan.compacted, previous=previous.meta.get("compaction_digest") if previous else None
+    )
+    fields = build_summary_block(
+        plan,
+        summary_text=history.text,
+        split_text=split.text if split else None,
+        digest=digest,
+        turn_id=turn_id,
+    )
+    block = Block(ts=iso_utc(timezone.now()), **fields)
+    block.tokens = block_tokens(block.to_value())
+    return SummaryDraft(block=block, history=history, split=split, digest=digest, summarize_ms=summarize_ms)
