@@ -15,12 +15,14 @@ import schemathesis
 from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
+from django.test import Client
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 from rest_framework.throttling import ScopedRateThrottle
 from schemathesis.config import SchemathesisConfig
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
+from timeline_app.models import Conversation, Tenant
 from timeline_app.services.api_keys import api_key_create
 from timeline_app.services.conversations import conversation_create
 
@@ -113,8 +115,24 @@ def auth(db, monkeypatch) -> Iterator[dict[str, str]]:
     key, raw = api_key_create(tenant_name="fuzz")
     conversation_create(tenant=key.tenant, public_id=CONV, title="fuzzed")
     yield {"Authorization": f"Bearer {raw}"}
+    assert_every_conversation_still_reads(key.tenant, raw)
     request_started.connect(close_old_connections)
     request_finished.connect(close_old_connections)
+
+
+def assert_every_conversation_still_reads(tenant: Tenant, raw_key: str) -> None:
+    """No fuzzed request may leave a row that breaks a later read: every conversation the run
+    touched still answers GET, render and export, in every context."""
+    client = Client(HTTP_AUTHORIZATION=f"Bearer {raw_key}")
+    for conversation in Conversation.objects.filter(tenant=tenant):
+        base = f"/api/v1/conversations/{conversation.public_id}"
+        assert client.get(f"{base}/").status_code == 200, conversation.public_id
+        for name in conversation.timelines.values_list("name", flat=True):
+            context = f"{base}/contexts/{name}"
+            rendered = client.post(f"{context}/render/", {}, content_type="application/json")
+            assert rendered.status_code == 200, (conversation.public_id, name, rendered.content[:500])
+            exported = client.get(f"{context}/timeline/")
+            assert exported.status_code == 200, (conversation.public_id, name, exported.content[:500])
 
 
 @schema.parametrize()
