@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install worker beat lint typecheck schema bench clean
+.PHONY: run test install worker beat lint typecheck schema bench clean mutation
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -53,3 +53,7 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
+
+mutation: $(STAMP)
+	@mkdir -p var
+	bash scripts/mutation.sh

@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from timeline_app.rendering.blocks import NOTES
+from timeline_app.rendering.blocks import NOTES, TOOL_RESULT, Block
 from timeline_app.rendering.settings import RenderSettings
-from timeline_app.rendering.ttl import BULKY_TOKENS, is_prunable, plan_ttl_pruning
+from timeline_app.rendering.ttl import BULKY_TOKENS, is_prunable, plan_ttl_pruning, replacement_text_for
 
 from .builders import Stream
 
@@ -60,3 +60,39 @@ def test_bulky_boundary_is_more_than_one_thousand_tokens(tokens: int, pruned: bo
         s.blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(ttl_keep_recent_turns=1)
     )
     assert [h.seq for h in decision.hides] == ([notes.seq] if pruned else [])
+
+
+def _replacement(**kw) -> str:
+    kw.setdefault("seq", 4)
+    kw.setdefault("type", TOOL_RESULT)
+    kw.setdefault("turn_id", "t0")
+    return replacement_text_for(Block(**kw))
+
+
+def test_replacement_hint_is_the_first_non_blank_line() -> None:
+    text = _replacement(path="tc:t0.tc_1.result", text="\n   \n  hotel ribeira  \nsecond")
+    assert text == "[pruned after cache expiry] tc:t0.tc_1.result — hotel ribeira (read it back by path)"
+
+
+def test_replacement_hint_of_a_binary_block_names_mime_or_binary_and_its_length() -> None:
+    with_mime = _replacement(path="p", text="", mime="image/png", data="QUJD")
+    assert with_mime == "[pruned after cache expiry] p — image/png payload, b64_len=4 (read it back by path)"
+    no_mime = _replacement(path="p", text="", mime="", data="QUJDRA==")
+    assert no_mime == "[pruned after cache expiry] p — binary payload, b64_len=8 (read it back by path)"
+    # Text wins over the payload when both exist.
+    assert "— caption (read" in _replacement(path="p", text="caption", mime="image/png", data="QUJD")
+
+
+def test_replacement_hint_is_cut_to_80_characters_with_an_ellipsis() -> None:
+    exactly = "a" * 80
+    assert f"— {exactly} (read" in _replacement(path="p", text=exactly)
+    over = "b" * 78 + "   c"  # 82 characters: cut to 79, trailing blanks stripped, then "…"
+    assert f"— {'b' * 78}… (read" in _replacement(path="p", text=over)
+    long = "  " + "d" * 100
+    assert f"— {'d' * 79}… (read" in _replacement(path="p", text=long)
+
+
+def test_replacement_without_path_or_text_names_type_and_seq() -> None:
+    assert _replacement(path="", text="") == (
+        "[pruned after cache expiry] react.tool.result#4 — react.tool.result (read it back by path)"
+    )
