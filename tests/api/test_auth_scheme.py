@@ -38,3 +38,23 @@ def test_the_bare_key_without_a_scheme_is_401(owner, conversation):
     response = _get(owner.raw_key)
     assert response.status_code == 401
     assert response["WWW-Authenticate"] == "Bearer"
+
+
+def test_a_wrong_scheme_error_names_the_expected_header(owner, conversation):
+    body = _get(f"Token {owner.raw_key}").json()["error"]
+    assert "Bearer <api key>" in body["message"]
+
+
+def test_two_spaces_after_bearer_still_authenticate(owner, conversation):
+    assert _get(f"Bearer  {owner.raw_key}").status_code == 200
+
+
+def test_unknown_conversation_and_context_errors_name_them(owner, conversation):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {owner.raw_key}")
+    missing = client.get("/api/v1/conversations/nope/").json()["error"]
+    assert missing["message"] == "conversation 'nope' not found"
+    assert missing["details"] == {"conversation": "nope"}
+    context = client.get("/api/v1/conversations/c1/contexts/ghost/").json()["error"]
+    assert context["message"] == "context 'ghost' not found"
+    assert context["details"] == {"context": "ghost"}
