@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run serve test install worker beat lint typecheck schema bench clean
+.PHONY: run serve test install worker beat lint typecheck schema bench clean mutation
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -51,3 +51,7 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
+
+mutation: $(STAMP)
+	@mkdir -p var
+	bash scripts/mutation.sh

@@ -67,8 +67,14 @@ if [ "${TIMELINE_SKIP_CHECKS:-0}" != 1 ]; then
   .venv/bin/python manage.py spectacular --validate --fail-on-warn --file "$WORK/openapi.yaml"
 fi
 
-echo "== pytest"
 set +e
+if [ -n "${TIMELINE_RUN:-}" ]; then
+  # Another command against the same throwaway services (make mutation).
+  echo "== $TIMELINE_RUN"
+  bash -c "$TIMELINE_RUN"
+  exit $?
+fi
+echo "== pytest"
 .venv/bin/python -m pytest "$@"
 status=$?
 set -e

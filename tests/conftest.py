@@ -95,3 +95,11 @@ def conversation(owner: Caller) -> Conversation:
 @pytest.fixture
 def timeline(conversation: Conversation) -> Timeline:
     return Timeline.objects.get(conversation=conversation, name="main")
+
+
+@pytest.fixture
+def two_tenants(make_caller):
+    """acme/c1, acme/c2 and globex/c1 planted alike (see tests/fixtures/two_tenants.py)."""
+    from tests.fixtures.two_tenants import two_tenants as plant_two_tenants
+
+    return plant_two_tenants(make_caller)

@@ -18,12 +18,20 @@ def test_create_api_key_prints_the_key_alone_on_the_last_line():
     assert key.key_hash == ApiKey.hash_key(raw) and raw not in key.key_hash
 
 
-def test_revoke_api_key_by_prefix():
+def _create_key(tenant: str) -> str:
     out = StringIO()
-    call_command("create_api_key", "--tenant", "newco", stdout=out)
-    raw = out.getvalue().strip().splitlines()[-1]
+    call_command("create_api_key", "--tenant", tenant, stdout=out)
+    return out.getvalue().strip().splitlines()[-1]
+
+
+def test_revoke_api_key_by_prefix_revokes_that_key_only():
+    raw = _create_key("newco")
+    kept = _create_key("newco")
+    other_tenant = _create_key("otherco")
     call_command("revoke_api_key", raw[:12], stdout=StringIO())
-    assert ApiKey.objects.get().revoked_at is not None
+    assert ApiKey.objects.get(key_hash=ApiKey.hash_key(raw)).revoked_at is not None
+    assert ApiKey.objects.get(key_hash=ApiKey.hash_key(kept)).revoked_at is None
+    assert ApiKey.objects.get(key_hash=ApiKey.hash_key(other_tenant)).revoked_at is None
 
 
 def test_setup_demo_is_idempotent_and_prints_key_and_login():

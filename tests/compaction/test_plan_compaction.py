@@ -61,7 +61,11 @@ def test_forced_compaction_under_the_limit_halves_until_a_cut_exists() -> None:
     assert plan_compaction(s.blocks, system_tokens=0, settings=SMALL) is None
     plan = plan_compaction(s.blocks, system_tokens=0, settings=SMALL, force=True)
     assert plan is not None
-    assert plan.keep_recent_tokens < 300
+    # 300 reaches no cut; the next halving step, 150, does (a quarter, 75, would be wrong).
+    assert find_cut_point(s.blocks, 300) is None
+    assert find_cut_point(s.blocks, 150) is not None
+    assert plan.keep_recent_tokens == 150
+    assert plan.first_retained_seq == s.blocks[find_cut_point(s.blocks, 150)].seq
     assert plan.compacted
 
 
@@ -76,12 +80,34 @@ def test_halves_keep_recent_until_the_estimate_fits() -> None:
     )
     plan = plan_compaction(s.blocks, system_tokens=0, settings=tight)
     assert plan is not None
-    assert plan.keep_recent_tokens in (400, 200, 100, 50, 25, 12, 6, 3, 1, 0)
+    assert plan.keep_recent_tokens == 200
     assert plan.estimated_tokens <= tight.compaction_limit
     # The configured budget alone would not have fit.
     first = find_cut_point(s.blocks, 800)
     assert first is not None
     assert sum(b.tokens for b in s.blocks[first:]) + 100 > tight.compaction_limit
+
+
+def test_the_first_halving_step_that_fits_is_taken_exactly() -> None:
+    # 800 does not fit a limit of 550, half of it (400) does: the plan keeps 400, not a quarter.
+    s = long_stream()
+    roomy = RenderSettings(
+        max_tokens=1100,
+        threshold=0.5,
+        keep_recent_tokens=800,
+        summary_max_tokens=100,
+        split_prefix_max_tokens=50,
+    )
+    at = {
+        k: plan_at_cut(s.blocks, find_cut_point(s.blocks, k), system_tokens=0, settings=roomy)
+        for k in (800, 400)
+    }
+    assert at[800].estimated_tokens > roomy.compaction_limit >= at[400].estimated_tokens
+    plan = plan_compaction(s.blocks, system_tokens=0, settings=roomy)
+    assert plan is not None
+    assert plan.keep_recent_tokens == 400
+    assert plan.first_retained_seq == at[400].first_retained_seq
+    assert plan.estimated_tokens == at[400].estimated_tokens
 
 
 def test_when_nothing_fits_the_plan_retaining_the_least_wins() -> None:

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# make mutation: mutmut over the pure core (timeline_app/rendering/, compaction/ but the Anthropic
+# adapter) and the scoping/auth code (api/auth.py, selectors/conversations.py), with the fast tests
+# that cover them ([tool.mutmut] in pyproject.toml), on the throwaway PostgreSQL of scripts/test.sh.
+# CPU-heavy: niced, two workers at most (MUTATION_CHILDREN). Prints the score and every survivor.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CHILDREN=${MUTATION_CHILDREN:-2}
+rm -rf mutants
+start=$(date +%s)
+TIMELINE_SKIP_CHECKS=1 TIMELINE_RUN="nice -n 10 .venv/bin/mutmut run --max-children $CHILDREN >/dev/null; .venv/bin/mutmut results --all true > var/mutation-results.txt" \
+  bash scripts/test.sh
+end=$(date +%s)
+.venv/bin/python scripts/mutation_score.py var/mutation-results.txt
+echo "mutation run took $(( (end - start) / 60 )) min $(( (end - start) % 60 )) s"

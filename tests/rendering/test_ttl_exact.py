@@ -1,0 +1,98 @@
+"""TTL pruning pinned exactly: turns kept by first appearance (turn ids that do not sort in
+appearance order), and the bulky-block boundary at BULKY_TOKENS (1,000 kept, 1,001 pruned)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from timeline_app.rendering.blocks import NOTES, TOOL_RESULT, Block
+from timeline_app.rendering.settings import RenderSettings
+from timeline_app.rendering.ttl import BULKY_TOKENS, is_prunable, plan_ttl_pruning, replacement_text_for
+
+from .builders import Stream
+
+NOW = datetime(2026, 2, 9, 12, 0, tzinfo=UTC)
+EXPIRED = NOW - timedelta(seconds=RenderSettings().cache_ttl_seconds)
+
+
+def _turn_ids_hidden(stream: Stream, decision) -> list[str]:
+    by_seq = {b.seq: b for b in stream.blocks}
+    return sorted({by_seq[h.seq].turn_id for h in decision.hides})
+
+
+def test_recent_turns_are_the_last_to_appear_not_the_highest_ids() -> None:
+    # Appearance order z, a, m: sorted by id it would be a, m, z.
+    s = Stream()
+    for turn_id in ("turn_z", "turn_a", "turn_m"):
+        s.turn(turn_id, calls=1)
+    decision = plan_ttl_pruning(
+        s.blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(ttl_keep_recent_turns=1)
+    )
+    assert decision.status == "pruned"
+    assert _turn_ids_hidden(s, decision) == ["turn_a", "turn_z"]
+    two = plan_ttl_pruning(
+        s.blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(ttl_keep_recent_turns=2)
+    )
+    assert _turn_ids_hidden(s, two) == ["turn_z"]
+
+
+def test_numeric_turn_ids_are_not_ordered_as_strings_or_numbers() -> None:
+    s = Stream()
+    for turn_id in ("turn_10", "turn_9", "turn_2"):
+        s.turn(turn_id, calls=1)
+    decision = plan_ttl_pruning(
+        s.blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(ttl_keep_recent_turns=1)
+    )
+    assert _turn_ids_hidden(s, decision) == ["turn_10", "turn_9"]
+
+
+@pytest.mark.parametrize(("tokens", "pruned"), [(999, False), (1_000, False), (1_001, True)])
+def test_bulky_boundary_is_more_than_one_thousand_tokens(tokens: int, pruned: bool) -> None:
+    assert BULKY_TOKENS == 1_000
+    s = Stream()
+    s.header("t0")
+    notes = s.add(NOTES, "t0", text="notes", tokens=tokens, path="ar:t0.react.notes.tc_1")
+    s.turn("t1")
+    assert is_prunable(notes) is pruned
+    decision = plan_ttl_pruning(
+        s.blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(ttl_keep_recent_turns=1)
+    )
+    assert [h.seq for h in decision.hides] == ([notes.seq] if pruned else [])
+
+
+def _replacement(**kw) -> str:
+    kw.setdefault("seq", 4)
+    kw.setdefault("type", TOOL_RESULT)
+    kw.setdefault("turn_id", "t0")
+    return replacement_text_for(Block(**kw))
+
+
+def test_replacement_hint_is_the_first_non_blank_line() -> None:
+    text = _replacement(path="tc:t0.tc_1.result", text="\n   \n  hotel ribeira  \nsecond")
+    assert text == "[pruned after cache expiry] tc:t0.tc_1.result — hotel ribeira (read it back by path)"
+
+
+def test_replacement_hint_of_a_binary_block_names_mime_or_binary_and_its_length() -> None:
+    with_mime = _replacement(path="p", text="", mime="image/png", data="QUJD")
+    assert with_mime == "[pruned after cache expiry] p — image/png payload, b64_len=4 (read it back by path)"
+    no_mime = _replacement(path="p", text="", mime="", data="QUJDRA==")
+    assert no_mime == "[pruned after cache expiry] p — binary payload, b64_len=8 (read it back by path)"
+    # Text wins over the payload when both exist.
+    assert "— caption (read" in _replacement(path="p", text="caption", mime="image/png", data="QUJD")
+
+
+def test_replacement_hint_is_cut_to_80_characters_with_an_ellipsis() -> None:
+    exactly = "a" * 80
+    assert f"— {exactly} (read" in _replacement(path="p", text=exactly)
+    over = "b" * 78 + "   c"  # 82 characters: cut to 79, trailing blanks stripped, then "…"
+    assert f"— {'b' * 78}… (read" in _replacement(path="p", text=over)
+    long = "  " + "d" * 100
+    assert f"— {'d' * 79}… (read" in _replacement(path="p", text=long)
+
+
+def test_replacement_without_path_or_text_names_type_and_seq() -> None:
+    assert _replacement(path="", text="") == (
+        "[pruned after cache expiry] react.tool.result#4 — react.tool.result (read it back by path)"
+    )
