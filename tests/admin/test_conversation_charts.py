@@ -174,3 +174,25 @@ def test_conversation_page_queries_do_not_grow_with_the_timeline(support, tenant
     assert html.count('class="tl-render-row"') == pages.HISTORY_RENDERS
     assert html.count('<g class="tl-render-bar">') == pages.HISTORY_RENDERS
     assert _turn_groups(small_page.content.decode()) == 3
+
+
+@pytest.mark.django_db
+def test_a_first_changed_block_without_a_path_links_to_it_by_seq(support, tenant):
+    conversation = conversation_create(tenant=tenant, public_id="pathless", settings={})
+    timeline = Timeline.objects.get(conversation=conversation)
+    contribute_turns(timeline, turns=2)
+    header = Block.objects.filter(timeline=timeline, type=b.TURN_HEADER).order_by("-seq").first()
+    assert header is not None
+    RenderRecord.objects.create(
+        timeline=timeline,
+        rendered_at=START,
+        reason="hidden",
+        first_changed_path=header.path or f"{header.type}#{header.seq}",
+        pruning_status="fresh",
+        settings_key="k",
+    )
+    html = support.get(urls.conversation(conversation.pk)).content.decode()
+    link = re.search(r'<a href="([^"]+)" class="tl-changed-path">', html)
+    assert link is not None
+    listing = support.get(link.group(1).replace("&amp;", "&"))
+    assert [blk.pk for blk in listing.context["cl"].result_list] == [header.pk]

@@ -335,7 +335,7 @@ def _charts(timeline: Timeline, applied: list[Compaction], renders: list[RenderR
             "at": display.utc(record.rendered_at),
             "new": max(record.prefix_tokens - record.reused_prefix_tokens, 0),
             "pruning": display.pruning_words(record.pruning_status),
-            "path_url": display.block_changelist_url(timeline=timeline, q=record.first_changed_path)
+            "path_url": display.changed_block_url(timeline=timeline, path=record.first_changed_path)
             if record.first_changed_path
             else "",
         }
