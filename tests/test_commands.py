@@ -4,7 +4,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from timeline_app.models import ApiKey, Conversation
+from timeline_app.models import ApiKey, Block, Compaction, Conversation, RenderRecord
 
 pytestmark = pytest.mark.django_db
 
@@ -43,6 +43,22 @@ def test_setup_demo_is_idempotent_and_prints_key_and_login():
     conversation = Conversation.objects.get(public_id="demo-wuppertal")
     assert conversation.timelines.get().blocks.filter(type="react.tool.result").count() == 4
     assert conversation.timelines.get().blocks.filter(type="user.attachment").count() == 1
+
+
+def test_setup_demo_has_a_conversation_for_every_admin_panel():
+    call_command("setup_demo", stdout=StringIO())
+    call_command("setup_demo", stdout=StringIO())
+    conversation = Conversation.objects.get(public_id="demo-trip-planning")
+    timeline = conversation.timelines.get()
+    assert Compaction.objects.filter(timeline=timeline, status="applied").count() == 1
+    assert Block.objects.filter(timeline=timeline, hidden=True, hidden_reason="manual").exists()
+    renders = list(RenderRecord.objects.filter(timeline=timeline).order_by("id"))
+    assert renders[0].reason == "first_render"
+    assert "compacted" in {r.reason for r in renders}
+    assert renders[-1].reason == "ttl_expired"
+    assert renders[-1].pruning_status == "pruned"
+    # Idempotent: the second run added nothing.
+    assert len(renders) == 4
 
 
 def test_setup_demo_revokes_the_demo_key_an_earlier_run_printed():

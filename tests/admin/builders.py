@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta
 
 from timeline_app.models import Block, Compaction, Conversation, Tenant, Timeline
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.contributions import NewBlock, tool_call_blocks
+from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.services.blocks import blocks_append, turn_start
 from timeline_app.services.compaction import compaction_run
 from timeline_app.services.conversations import conversation_create
-from timeline_app.services.render import timeline_settings
+from timeline_app.services.render import timeline_render, timeline_settings
 
 LOREM = (
     "The restaurant list was checked against the city's opening hours and the reviews of the last "
@@ -125,3 +127,23 @@ def split_turn_conversation(
     compaction = compact(timeline)
     assert compaction.split_turn_id == "turn_long", compaction.split_turn_id
     return conversation, timeline
+
+
+def rendered_history(timeline: Timeline, *, start: datetime) -> list[str]:
+    """Renders of ``timeline`` that leave a history: the first one (arms the TTL clock), one after
+    an appended turn within the TTL, and one an hour later (the cache expired: pruning). Returns
+    the pruning statuses, oldest first."""
+    options = RenderOptions(format="text", include_sources=True, include_announce=True)
+    statuses = [timeline_render(timeline=timeline, options=options, now=start).pruning_status]
+    last = Block.objects.filter(timeline=timeline).order_by("-seq").values_list("turn_id", flat=True)[0]
+    number = int(last.rsplit("t", 1)[-1]) + 1 if last.rsplit("t", 1)[-1].isdigit() else 100
+    contribute_turns(timeline, turns=1, start=number)
+    timeline.refresh_from_db()
+    statuses.append(
+        timeline_render(timeline=timeline, options=options, now=start + timedelta(seconds=30)).pruning_status
+    )
+    timeline.refresh_from_db()
+    statuses.append(
+        timeline_render(timeline=timeline, options=options, now=start + timedelta(hours=1)).pruning_status
+    )
+    return statuses

@@ -57,6 +57,7 @@ def test_hiding_an_early_block_names_it_as_the_first_change(owner, conversation)
     assert cache["first_changed_path"] == path
     assert "[hidden: read it by path]" in body["blocks"][cache["first_changed_index"]]["text"]
     assert 0 < cache["reused_prefix_tokens"] < body["tokens"]["visible"]
+    assert RenderRecord.objects.order_by("-id").values_list("hidden_count", flat=True)[0] == 1
 
 
 def test_a_render_after_the_cache_ttl_reuses_nothing(owner, conversation):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
-from tests.admin.builders import compacted_conversation
+from tests.admin.builders import compacted_conversation, rendered_history
 from timeline_app import roles
 from timeline_app.models import Block, Compaction, Tenant
 
@@ -54,6 +55,8 @@ def browser() -> Iterator[object]:
         f"--user-data-dir={profile}",
     ):
         options.add_argument(flag)
+    # The console, so a test can say the page logged no error.
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.implicitly_wait(5)
     try:
@@ -193,3 +196,49 @@ def test_list_pages_fit_a_1366px_window_with_their_status_columns(live_server, b
         header = browser.find_element(By.CSS_SELECTOR, f"#result_list th.{status_column}")
         right = browser.execute_script("return arguments[0].getBoundingClientRect().right", header)
         assert header.is_displayed() and right <= viewport, (model, right, viewport)
+
+
+def test_charts_and_render_history_of_a_compacted_and_pruned_conversation(live_server, browser):
+    conversation, timeline = compacted_conversation(Tenant.objects.create(name="acme"))
+    conversation.settings = {**conversation.settings, "ttl_keep_recent_turns": 1}
+    conversation.save()
+    statuses = rendered_history(timeline, start=datetime(2026, 3, 1, 9, 0, tzinfo=UTC))
+    assert statuses[-1] == "pruned"
+
+    _login(browser, live_server, f"/admin/timeline_app/conversation/{conversation.public_id}/change/")
+    browser.get_log("browser")  # the login page's entries are not this page's
+    browser.get(f"{live_server.url}/admin/timeline_app/conversation/{conversation.public_id}/change/")
+
+    charts = browser.find_element(By.ID, "tl-charts")
+    turn_chart = browser.find_element(By.CSS_SELECTOR, "#tl-turn-chart svg")
+    render_chart = browser.find_element(By.CSS_SELECTOR, "#tl-render-chart svg")
+    # Drawn, at a readable size, inside a 1366 px window (no horizontal scrolling).
+    for chart in (turn_chart, render_chart):
+        assert chart.size["width"] > 600 and chart.size["height"] > 100
+        assert chart.location["x"] + chart.size["width"] <= NARROW
+    assert len(turn_chart.find_elements(By.CSS_SELECTOR, "g.tl-turn-bar")) == 9
+    assert len(turn_chart.find_elements(By.CSS_SELECTOR, "g.tl-compaction-marker")) == 1
+    assert turn_chart.find_elements(By.CSS_SELECTOR, "rect.tl-bar-compacted")
+    assert len(render_chart.find_elements(By.CSS_SELECTOR, "g.tl-render-bar")) == 3
+    assert render_chart.find_elements(By.CSS_SELECTOR, "rect.tl-bar-reused")
+    browser.execute_script("arguments[0].scrollIntoView()", charts)
+    screenshot(browser, "admin-charts-01-charts", charts)
+
+    history = browser.find_element(By.ID, "tl-render-history")
+    rows = history.find_elements(By.CSS_SELECTOR, "tr.tl-render-row")
+    assert len(rows) == 3
+    assert "ttl_expired" in rows[0].text and "cache expired: old bulky blocks are pruned" in rows[0].text
+    assert "first_render" in rows[-1].text and " UTC" in rows[-1].text
+    assert history.size["width"] <= NARROW
+    screenshot(browser, "admin-charts-02-render-history", history)
+    screenshot(browser, "admin-charts-03-conversation-page")
+
+    # The first changed path opens the block list filtered to that block.
+    link = history.find_element(By.CSS_SELECTOR, "a.tl-changed-path")
+    path = link.text
+    link.click()
+    result = browser.find_element(By.ID, "result_list")
+    assert path in result.text
+
+    severe = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    assert severe == [], severe

@@ -77,6 +77,15 @@ def block_changelist_url(*, timeline: Timeline, **params: str) -> str:
     return reverse("admin:timeline_app_block_changelist") + "?" + urlencode(query)
 
 
+def changed_block_url(*, timeline: Timeline, path: str) -> str:
+    """The block list narrowed to a render's first changed block: by its path, or by its seq for a
+    block without a path (the explainer names those ``type#seq``)."""
+    kind, _, seq = path.rpartition("#")
+    if kind and seq.isdecimal() and ":" not in path:
+        return block_changelist_url(timeline=timeline, seq__exact=seq)
+    return block_changelist_url(timeline=timeline, q=path)
+
+
 def conversation_url(conversation: Conversation, *, context: str = "", page: int | None = None) -> str:
     url = reverse("admin:timeline_app_conversation_change", args=[quote(conversation.pk)])
     params = {}

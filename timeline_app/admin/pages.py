@@ -27,9 +27,9 @@ from django.urls import URLPattern, path, reverse
 from django.utils.http import urlencode
 
 from timeline_app import roles
-from timeline_app.admin import display, sections
+from timeline_app.admin import charts, display, sections
 from timeline_app.admin import selectors as admin_selectors
-from timeline_app.models import Compaction, Conversation, Timeline
+from timeline_app.models import Compaction, Conversation, RenderRecord, Timeline
 from timeline_app.rendering.messages import CONTEXT_NAME_PATTERN
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.rendering.settings import SettingsError, resolve_settings
@@ -47,6 +47,9 @@ logger = logging.getLogger(__name__)
 PREVIEW_MAX_CHARS = 200_000
 TURNS_PER_PAGE = 20
 BLOCKS_PER_TURN = 200
+# The charts and the render history read at most this many turns and renders.
+CHART_TURNS = 200
+HISTORY_RENDERS = 50
 MAX_SYSTEM_TOKENS = 10_000_000
 COMPACT_AT_ONCE = 20
 COMPACT_REASONS = {
@@ -155,7 +158,9 @@ class ConversationPages(_ModelAdmin):
         blocks = admin_selectors.turn_blocks(
             timeline=timeline, turn_ids=[t["turn_id"] for t in turns], per_turn=BLOCKS_PER_TURN
         )
-        panels = sections.summary_panels(admin_selectors.timeline_compactions_applied(timeline=timeline))
+        applied = admin_selectors.timeline_compactions_applied(timeline=timeline)
+        panels = sections.summary_panels(applied)
+        renders = admin_selectors.timeline_render_history(timeline=timeline, limit=HISTORY_RENDERS)
         context = {
             **self._page_context(request, conversation.title or conversation.public_id),
             **_timeline_facts(conversation, timeline),
@@ -168,6 +173,7 @@ class ConversationPages(_ModelAdmin):
             "page_links": _page_links(conversation, timeline, page),
             "sections": sections.build_sections(timeline=timeline, turns=turns, blocks=blocks, panels=panels),
             "panels": panels,
+            **_charts(timeline, applied, renders),
             "compaction_total": admin_selectors.timeline_compaction_total(timeline=timeline),
             "can_compact": roles.can_compact(request.user),
             "can_export": roles.can_export(request.user),
@@ -308,6 +314,56 @@ def _timeline_facts(conversation: Conversation, timeline: Timeline) -> dict[str,
         "history_url": history,
         "blocks_url": display.block_changelist_url(timeline=timeline),
         "hidden_blocks_url": display.block_changelist_url(timeline=timeline, hidden__exact="1"),
+    }
+
+
+def _charts(timeline: Timeline, applied: list[Compaction], renders: list[RenderRecord]) -> dict[str, Any]:
+    """The two charts and the render history table (two bounded queries: turns, renders)."""
+    window_start = applied[-1].first_retained_seq if applied else None
+    turns = admin_selectors.timeline_turn_tokens(
+        timeline=timeline, window_start=window_start, limit=CHART_TURNS
+    )
+    markers = []
+    for compaction in applied:
+        index = next((i for i, t in enumerate(turns) if t["last_seq"] >= compaction.first_retained_seq), None)
+        if index is not None and (index > 0 or turns[0]["first_seq"] > 1):
+            markers.append(index)
+    oldest_first = list(reversed(renders))
+    history = [
+        {
+            "record": record,
+            "at": display.utc(record.rendered_at),
+            "new": max(record.prefix_tokens - record.reused_prefix_tokens, 0),
+            "pruning": display.pruning_words(record.pruning_status),
+            "path_url": display.changed_block_url(timeline=timeline, path=record.first_changed_path)
+            if record.first_changed_path
+            else "",
+        }
+        for record in renders
+    ]
+    return {
+        "turn_chart": charts.turn_tokens_svg(
+            [
+                charts.TurnBar(t["turn_id"], int(t["visible"]), int(t["hidden_tokens"]), int(t["compacted"]))
+                for t in turns
+            ],
+            markers=markers,
+        ),
+        "chart_turn_count": len(turns),
+        "render_chart": charts.render_prefix_svg(
+            [
+                charts.RenderBar(
+                    display.utc(r.rendered_at),
+                    r.reason,
+                    r.reused_prefix_tokens,
+                    max(r.prefix_tokens - r.reused_prefix_tokens, 0),
+                )
+                for r in oldest_first
+            ]
+        ),
+        "render_history": history,
+        "history_limit": HISTORY_RENDERS,
+        "chart_turn_limit": CHART_TURNS,
     }
 
 

@@ -24,8 +24,10 @@ from django.db.models import (
     Exists,
     F,
     IntegerField,
+    Max,
     Min,
     OuterRef,
+    Q,
     QuerySet,
     Subquery,
     Sum,
@@ -33,9 +35,10 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, Length, RowNumber, Substr
 
-from timeline_app.models import Block, Compaction, Conversation, Timeline
+from timeline_app.models import Block, Compaction, Conversation, RenderRecord, Timeline
 from timeline_app.rendering import blocks as b
 from timeline_app.selectors import timelines_with_visible_tokens
+from timeline_app.selectors.renders import render_history
 
 PREVIEW_CHARS = 240
 # PostgreSQL's bigint: a longer number in a URL is no database id (and would fail the query).
@@ -229,3 +232,33 @@ def turn_blocks(*, timeline: Timeline, turn_ids: list[str], per_turn: int) -> li
         .order_by("seq")
     )
     return list(ranked)
+
+
+def timeline_turn_tokens(*, timeline: Timeline, window_start: int | None, limit: int) -> list[dict[str, Any]]:
+    """The latest ``limit`` turns' tokens split into visible / hidden / compacted, oldest first.
+
+    One grouped query (``timeline_block_turn_idx``), never one per turn: ``compacted`` is every
+    block before ``window_start`` (the latest applied summary's first retained seq), ``hidden`` the
+    hidden blocks of the visible window and ``visible`` the rest.
+    """
+    start = window_start if window_start is not None else 0
+    in_window = Q(seq__gte=start)
+    rows = (
+        Block.objects.filter(timeline=timeline)
+        .order_by()
+        .values("turn_id")
+        .annotate(
+            first_seq=Min("seq"),
+            last_seq=Max("seq"),
+            visible=Coalesce(Sum("tokens", filter=in_window & Q(hidden=False)), 0),
+            hidden_tokens=Coalesce(Sum("tokens", filter=in_window & Q(hidden=True)), 0),
+            compacted=Coalesce(Sum("tokens", filter=~in_window), 0),
+        )
+        .order_by("-first_seq")[:limit]
+    )
+    return list(reversed(list(rows)))
+
+
+def timeline_render_history(*, timeline: Timeline, limit: int) -> list[RenderRecord]:
+    """The newest ``limit`` renders of the timeline, newest first (one query)."""
+    return render_history(timeline=timeline, limit=limit)

@@ -154,6 +154,7 @@ def timeline_render(
             settings_key=key,
             summary_seq=_summary_seq(window),
             pruning_status=decision.status,
+            hidden_count=sum(1 for block in window if block.hidden),
             compaction_id=applied.compaction_id if applied is not None else None,
         )
     return RenderOutcome(

@@ -20,6 +20,7 @@ def render_record(
     settings_key: str,
     summary_seq: int | None,
     pruning_status: str,
+    hidden_count: int,
     compaction_id: int | None,
 ) -> RenderRecord:
     """Record one render (one INSERT, whatever the timeline's length)."""
@@ -39,6 +40,7 @@ def render_record(
         prefix_tokens=prefix.total_tokens,
         cache_points=list(rendered.cache_points),
         pruning_status=pruning_status,
+        hidden_count=hidden_count,
         compaction_id=compaction_id,
         summary_seq=summary_seq,
         settings_key=settings_key,

@@ -1,21 +1,36 @@
 """Prepare the embedded demo: a tenant, an API key, an admin login and a demo conversation."""
 
 import secrets
+from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
+from django.utils import timezone
 
-from timeline_app.models import Conversation, Tenant, Timeline
+from timeline_app.models import Compaction, Conversation, Tenant, Timeline
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.contributions import NewAttachment, NewBlock, tool_call_blocks
+from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.roles import ensure_roles
 from timeline_app.services.api_keys import api_key_create, api_keys_revoke_named
 from timeline_app.services.blocks import blocks_append, turn_start
+from timeline_app.services.compaction import compaction_run
 from timeline_app.services.conversations import conversation_create
+from timeline_app.services.hiding import blocks_hide
+from timeline_app.services.render import timeline_render, timeline_settings
 from timeline_app.services.sources import sources_merge
 
 DEMO_ID = "demo-wuppertal"
+# A longer conversation with small settings, so every panel of the admin shows something: an
+# applied compaction, a hidden block, and a render history with a TTL-pruned render.
+CACHE_DEMO_ID = "demo-trip-planning"
+CACHE_DEMO_SETTINGS = {"max_tokens": 4000, "keep_recent_tokens": 1200, "ttl_keep_recent_turns": 1}
+CACHE_DEMO_TURNS = 10
+FILLER = (
+    "Timetables, fares and platform changes were compared for every connection of the day; the "
+    "notes list each train, its stops and the walking time between the platforms. "
+)
 DEMO_KEY_NAME = "make run"
 # A one-page PDF, small enough to ship inline.
 DEMO_PDF = (
@@ -71,6 +86,8 @@ class Command(BaseCommand):
         tenant, _ = Tenant.objects.get_or_create(name="demo")
         if not Conversation.objects.filter(tenant=tenant, public_id=DEMO_ID).exists():
             self.load_demo(tenant)
+        if not Conversation.objects.filter(tenant=tenant, public_id=CACHE_DEMO_ID).exists():
+            self.load_cache_demo(tenant)
         password = secrets.token_urlsafe(9)
         support_group, operator_group = ensure_roles()
         user_model = get_user_model()
@@ -90,7 +107,9 @@ class Command(BaseCommand):
         _, raw = api_key_create(tenant_name="demo", name=DEMO_KEY_NAME)
         base = options["base_url"].rstrip("/")
         self.stdout.write("")
-        self.stdout.write(f"Demo conversation: {DEMO_ID}")
+        self.stdout.write(
+            f"Demo conversations: {DEMO_ID}, {CACHE_DEMO_ID} (compacted, with a render history)"
+        )
         self.stdout.write(f"Admin:   {base}/admin/  user: {user.username}  password: {password}")
         self.stdout.write("         (the same password for the users 'support', view only, and 'operator')")
         self.stdout.write(f"API key: {raw}")
@@ -146,3 +165,61 @@ class Command(BaseCommand):
                     )
                 ],
             )
+
+    def load_cache_demo(self, tenant: Tenant) -> None:
+        """Turns with bulky tool results; a hidden block; renders an hour apart with a compaction
+        in between: the first render arms the cache clock, the last finds it expired and prunes."""
+        conversation = conversation_create(
+            tenant=tenant, public_id=CACHE_DEMO_ID, title="Train trip planning", settings=CACHE_DEMO_SETTINGS
+        )
+        timeline = Timeline.objects.get(conversation=conversation, name=Timeline.DEFAULT_NAME)
+        for number in range(1, CACHE_DEMO_TURNS + 1):
+            self.cache_demo_turn(timeline, number)
+        blocks_hide(
+            timeline=timeline,
+            path=b.tool_result_path("turn_trip_02", "tc_trip_02"),
+            replacement_text="[hidden by support: outdated timetable, read it by path]",
+        )
+        options = RenderOptions(format="text", include_sources=True, include_announce=True)
+        start = timezone.now() - timedelta(hours=3)
+        timeline_render(timeline=_fresh(timeline), options=options, now=start)
+        compaction_run(
+            timeline=_fresh(timeline),
+            settings=timeline_settings(timeline=timeline),
+            trigger=Compaction.Trigger.MANUAL,
+            force=True,
+        )
+        timeline_render(timeline=_fresh(timeline), options=options, now=start + timedelta(seconds=40))
+        self.cache_demo_turn(timeline, CACHE_DEMO_TURNS + 1)
+        timeline_render(timeline=_fresh(timeline), options=options, now=start + timedelta(seconds=90))
+        # An hour later the prompt cache has expired: old bulky tool results are pruned.
+        timeline_render(timeline=_fresh(timeline), options=options, now=start + timedelta(hours=1))
+
+    def cache_demo_turn(self, timeline: Timeline, number: int) -> None:
+        turn_id = f"turn_trip_{number:02d}"
+        turn_start(timeline=timeline, turn_id=turn_id, prompt=f"Leg {number}: which train should I take?")
+        call_id = f"tc_trip_{number:02d}"
+        blocks_append(
+            timeline=timeline,
+            blocks=[
+                *tool_call_blocks(
+                    turn_id=turn_id,
+                    tool_call_id=call_id,
+                    tool_id="rail.search",
+                    params={"leg": number},
+                    result={"tool_id": "rail.search", "tool_call_id": call_id, "result": FILLER * 4},
+                    note="Searching the timetable",
+                ),
+                NewBlock(
+                    type=b.ASSISTANT_COMPLETION,
+                    author="assistant",
+                    turn_id=turn_id,
+                    text=f"For leg {number}, take the 09:{number:02d} regional train.",
+                ),
+            ],
+        )
+
+
+def _fresh(timeline: Timeline) -> Timeline:
+    timeline.refresh_from_db()
+    return timeline

@@ -1,0 +1,198 @@
+"""The conversation page's charts (tokens per turn, reused vs new prefix per render) and the
+render history table, with query counts that do not grow with the timeline."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils.html import escape
+
+from tests.admin import urls
+from tests.admin.builders import compacted_conversation, contribute_turns, rendered_history
+from timeline_app.admin import charts, pages
+from timeline_app.models import Block, RenderRecord, Tenant, Timeline
+from timeline_app.rendering import blocks as b
+from timeline_app.services.conversations import conversation_create
+
+START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def tenant(db) -> Tenant:
+    return Tenant.objects.create(name="acme")
+
+
+@pytest.fixture
+def history(tenant):
+    conversation, timeline = compacted_conversation(tenant, turns=8)
+    conversation.settings = {**conversation.settings, "ttl_keep_recent_turns": 1}
+    conversation.save()
+    statuses = rendered_history(timeline, start=START)
+    return conversation, timeline, statuses
+
+
+def _turn_groups(html: str) -> int:
+    return html.count('<g class="tl-turn-bar">')
+
+
+@pytest.mark.django_db
+def test_turn_chart_has_one_bar_group_per_turn_and_marks_the_compaction(support, history):
+    conversation, timeline, _ = history
+    response = support.get(urls.conversation(conversation.pk))
+    assert response.status_code == 200
+    html = response.content.decode()
+    turns = Block.objects.filter(timeline=timeline).values("turn_id").distinct().count()
+    assert _turn_groups(html) == turns == 9
+    assert html.count('<g class="tl-compaction-marker">') == 1
+    # Compacted turns draw the compacted colour, the hidden tool result the hidden one.
+    assert 'class="tl-bar-compacted"' in html
+    assert 'class="tl-bar-hidden"' in html
+    assert 'class="tl-bar-visible"' in html
+    assert "turn_t001: 0 visible" in html
+
+
+@pytest.mark.django_db
+def test_turn_chart_numbers_add_up_to_the_blocks(support, history):
+    conversation, timeline, _ = history
+    html = support.get(urls.conversation(conversation.pk)).content.decode()
+    titles = re.findall(
+        r"<title>(turn_t\d+): (\d+) visible, (\d+) hidden, (\d+) compacted tokens</title>", html
+    )
+    assert len(titles) == 9
+    total = sum(int(v) + int(h) + int(c) for _, v, h, c in titles)
+    assert total == sum(Block.objects.filter(timeline=timeline).values_list("tokens", flat=True))
+    # The first half was compacted: nothing of turn 1 is visible any more.
+    first = dict((t, (int(v), int(h), int(c))) for t, v, h, c in titles)["turn_t001"]
+    assert first[0] == first[1] == 0 and first[2] > 0
+
+
+@pytest.mark.django_db
+def test_render_chart_and_history_table(support, history):
+    conversation, timeline, statuses = history
+    assert statuses[0] == "armed" and statuses[-1] == "pruned"
+    html = support.get(urls.conversation(conversation.pk)).content.decode()
+    records = list(RenderRecord.objects.filter(timeline=timeline).order_by("-id"))
+    assert len(records) == 3
+    assert html.count('<g class="tl-render-bar">') == 3
+    assert html.count('class="tl-render-row"') == 3
+    for record in records:
+        assert record.rendered_at.strftime("%Y-%m-%d %H:%M:%S UTC") in html
+        new = record.prefix_tokens - record.reused_prefix_tokens
+        assert f"{record.reused_prefix_tokens} reused, {new} new prefix tokens" in html
+    assert records[-1].reason == "first_render"
+    assert "ttl_expired" in html
+    # Pruning in words, not the status code.
+    assert "cache expired: old bulky blocks are pruned" in html
+    # The first changed path links to the block list searched by that path.
+    changed = next(r for r in records if r.first_changed_path)
+    link = re.search(r'<a href="([^"]+)" class="tl-changed-path">', html)
+    assert link is not None
+    assert f"timeline__id__exact={timeline.pk}" in link.group(1)
+    assert escape(changed.first_changed_path) in html
+    listing = support.get(link.group(1).replace("&amp;", "&"))
+    assert listing.status_code == 200
+    assert changed.first_changed_path in {blk.path for blk in listing.context["cl"].result_list}
+
+
+@pytest.mark.django_db
+def test_no_render_yet_says_so(support, tenant):
+    conversation = conversation_create(tenant=tenant, public_id="fresh", settings={})
+    timeline = Timeline.objects.get(conversation=conversation)
+    contribute_turns(timeline, turns=2)
+    html = support.get(urls.conversation(conversation.pk)).content.decode()
+    assert _turn_groups(html) == 2
+    assert '<g class="tl-compaction-marker">' not in html
+    assert "No render recorded yet" in html
+
+
+def test_chart_text_is_escaped():
+    svg = charts.turn_tokens_svg([charts.TurnBar("<script>x</script>", 1, 0, 0)], markers=[])
+    assert "<script>" not in svg and "&lt;script&gt;" in svg
+    svg = charts.render_prefix_svg([charts.RenderBar("<b>", "<i>", 1, 2)])
+    assert "<b>" not in svg and "<i>" not in svg
+
+
+def _big(tenant: Tenant, public_id: str, *, turns: int, per_turn: int, renders: int) -> Timeline:
+    """A conversation of ``turns × per_turn`` blocks and ``renders`` recorded renders, written in bulk."""
+    conversation = conversation_create(tenant=tenant, public_id=public_id, settings={})
+    timeline = Timeline.objects.get(conversation=conversation)
+    rows = []
+    seq = 0
+    for turn in range(turns):
+        for index in range(per_turn):
+            seq += 1
+            kind = b.TURN_HEADER if index == 0 else b.ASSISTANT_COMPLETION
+            rows.append(
+                Block(
+                    timeline=timeline,
+                    seq=seq,
+                    turn_id=f"turn_{turn:05d}",
+                    type=kind,
+                    path=f"blk:{seq}",
+                    text="x",
+                    tokens=10,
+                    hidden=index == 3,
+                )
+            )
+    Block.objects.bulk_create(rows, batch_size=1000)
+    Timeline.objects.filter(pk=timeline.pk).update(next_seq=seq + 1)
+    RenderRecord.objects.bulk_create(
+        RenderRecord(
+            timeline=timeline,
+            rendered_at=START + timedelta(minutes=n),
+            reason="appended_only",
+            reused_prefix_tokens=n,
+            prefix_tokens=2 * n,
+            first_changed_path=f"blk:{n + 1}",
+            pruning_status="fresh",
+            settings_key="k",
+        )
+        for n in range(renders)
+    )
+    return timeline
+
+
+@pytest.mark.django_db
+def test_conversation_page_queries_do_not_grow_with_the_timeline(support, tenant):
+    small = _big(tenant, "small", turns=3, per_turn=5, renders=2)
+    big = _big(tenant, "big", turns=500, per_turn=10, renders=300)
+    assert Block.objects.filter(timeline=big).count() == 5000
+    support.get(urls.conversation(small.conversation_id))  # warm the session and content types
+    with CaptureQueriesContext(connection) as few:
+        small_page = support.get(urls.conversation(small.conversation_id))
+    with CaptureQueriesContext(connection) as many:
+        big_page = support.get(urls.conversation(big.conversation_id))
+    assert len(many.captured_queries) == len(few.captured_queries)
+    html = big_page.content.decode()
+    # Bounded: the latest CHART_TURNS turns and HISTORY_RENDERS renders only.
+    assert _turn_groups(html) == pages.CHART_TURNS
+    assert "turn_00499" in html and "turn_00299:" not in html
+    assert html.count('class="tl-render-row"') == pages.HISTORY_RENDERS
+    assert html.count('<g class="tl-render-bar">') == pages.HISTORY_RENDERS
+    assert _turn_groups(small_page.content.decode()) == 3
+
+
+@pytest.mark.django_db
+def test_a_first_changed_block_without_a_path_links_to_it_by_seq(support, tenant):
+    conversation = conversation_create(tenant=tenant, public_id="pathless", settings={})
+    timeline = Timeline.objects.get(conversation=conversation)
+    contribute_turns(timeline, turns=2)
+    header = Block.objects.filter(timeline=timeline, type=b.TURN_HEADER).order_by("-seq").first()
+    assert header is not None
+    RenderRecord.objects.create(
+        timeline=timeline,
+        rendered_at=START,
+        reason="hidden",
+        first_changed_path=header.path or f"{header.type}#{header.seq}",
+        pruning_status="fresh",
+        settings_key="k",
+    )
+    html = support.get(urls.conversation(conversation.pk)).content.decode()
+    link = re.search(r'<a href="([^"]+)" class="tl-changed-path">', html)
+    assert link is not None
+    listing = support.get(link.group(1).replace("&amp;", "&"))
+    assert [blk.pk for blk in listing.context["cl"].result_list] == [header.pk]
