@@ -26,7 +26,7 @@ from timeline_app.api.fields import (
     StrictSerializer,
 )
 from timeline_app.api.schema import operation
-from timeline_app.api.serializers import TYPE_REGEX, BlockIn, SourceIn, SourceOut
+from timeline_app.api.serializers import TYPE_REGEX, BlockIn, CompactionFiguresOut, SourceIn, SourceOut
 from timeline_app.models import Compaction, Timeline
 from timeline_app.services.export import MAX_IMPORT_SEQ, MAX_IMPORT_SID, timeline_export, timeline_import
 
@@ -119,17 +119,13 @@ class ExportBlockOut(serializers.Serializer[Any]):
     hidden_reason = serializers.CharField()
 
 
-class ExportCompactionOut(serializers.Serializer[Any]):
+class ExportCompactionOut(CompactionFiguresOut):
     summary_seq = serializers.IntegerField()
     first_retained_seq = serializers.IntegerField(allow_null=True)
     covered_from_seq = serializers.IntegerField(allow_null=True)
     covered_to_seq = serializers.IntegerField(allow_null=True)
-    covered_turn_ids = serializers.ListField(child=serializers.CharField())
     split_turn_id = serializers.CharField()
     trigger = serializers.CharField()
-    before_tokens = serializers.IntegerField()
-    after_tokens = serializers.IntegerField()
-    compacted_tokens = serializers.IntegerField()
     summarizer = serializers.CharField()
     model = serializers.CharField()
 

@@ -18,6 +18,7 @@ from rest_framework import serializers
 
 from timeline_app.errors import DomainError
 from timeline_app.rendering.blocks import PATH_PATTERN
+from timeline_app.rendering.message_validation import storable_problems
 from timeline_app.rendering.settings import SETTING_RANGES, SettingsError, validate_overrides
 from timeline_app.rendering.times import parse_iso
 from timeline_app.selectors.contexts import normalize_strategy
@@ -36,22 +37,11 @@ PATH_SYNTAX = f"^(ar|fi|tc|su|so):[^{PYTHON_WHITESPACE}]{{1,1000}}$"
 
 
 def check_storable(value: Any) -> None:
-    """Every string in ``value`` (object keys too) can be stored: no NUL, no lone surrogate."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-        elif isinstance(item, str):
-            if "\x00" in item:
-                raise serializers.ValidationError("text may not contain the NUL character")
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError as exc:
-                raise serializers.ValidationError("text is not valid Unicode (lone surrogate)") from exc
+    """Every string in ``value`` (object keys too) can be stored: no NUL, no lone surrogate (the
+    rule of ``rendering.message_validation.storable_problems``, as a field validation error)."""
+    problems = storable_problems(value)
+    if problems:
+        raise serializers.ValidationError(sorted(set(problems.values())))
 
 
 class StrictCharField(serializers.CharField):

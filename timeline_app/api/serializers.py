@@ -145,13 +145,18 @@ class RenderIn(StrictSerializer):
         return attrs
 
 
-class CompactionOut(serializers.Serializer[Any]):
-    summary_path = serializers.CharField()
+class CompactionFiguresOut(serializers.Serializer[Any]):
+    """What a compaction covered and saved: shared by a render's, a compact call's and an export's."""
+
     covered_turn_ids = serializers.ListField(child=serializers.CharField())
-    split_turn_id = serializers.CharField(allow_null=True)
     before_tokens = serializers.IntegerField()
     after_tokens = serializers.IntegerField()
     compacted_tokens = serializers.IntegerField()
+
+
+class CompactionOut(CompactionFiguresOut):
+    summary_path = serializers.CharField()
+    split_turn_id = serializers.CharField(allow_null=True)
 
 
 class TokensOut(serializers.Serializer[Any]):

@@ -136,23 +136,25 @@ def timeline_render(
     applied = (
         compaction if compaction is not None and compaction.status == Compaction.Outcome.APPLIED else None
     )
-    key = settings_key(settings, options)
-    report = explain_cache(
-        previous=previous,
-        current=rendered.prefix,
-        now=now,
-        ttl_seconds=settings.cache_ttl_seconds,
-        settings_key=key,
-        latest_compaction_id=_summary_seq(window),
-    )
-    if not dry_run:
+    report = None
+    if not dry_run:  # a dry run neither compares with nor becomes the previous render
+        key = settings_key(settings, options)
+        summary_seq = _summary_seq(window)
+        report = explain_cache(
+            previous=previous,
+            current=rendered.prefix,
+            now=now,
+            ttl_seconds=settings.cache_ttl_seconds,
+            settings_key=key,
+            latest_compaction_id=summary_seq,
+        )
         render_record(
             timeline=timeline,
             now=now,
             rendered=rendered,
             report=report,
             settings_key=key,
-            summary_seq=_summary_seq(window),
+            summary_seq=summary_seq,
             pruning_status=decision.status,
             hidden_count=sum(1 for block in window if block.hidden),
             compaction_id=applied.compaction_id if applied is not None else None,
