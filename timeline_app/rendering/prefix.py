@@ -65,9 +65,10 @@ class Prefix:
 
 
 def segment_key(block: Block, text: str) -> bytes:
-    """What identifies a block's rendering: its rendered text (hide state included) and payload."""
-    payload = hashlib.sha256(block.data.encode()).digest() if block.data else b""
-    return text.encode("utf-8", "surrogatepass") + b"\x00" + block.mime.encode() + b"\x00" + payload
+    """What identifies a block's rendering: the stored block (its seq: a stored block never changes
+    but for its hide state) and its rendered text, which carries the hide state. The payload is not
+    hashed again on every render: it belongs to the seq."""
+    return block.seq.to_bytes(8, "little", signed=True) + text.encode("utf-8", "surrogatepass")
 
 
 def build_prefix(seed: str, segments: Sequence[tuple[Block, bytes, int]]) -> Prefix:
