@@ -10,6 +10,9 @@ from timeline_app.models import Conversation, Tenant, Timeline
 from timeline_app.services.api_keys import api_key_create
 from timeline_app.services.conversations import conversation_create
 
+if "MUTANT_UNDER_TEST" in os.environ:  # under mutmut: a cloned test database per forked session
+    from tests.mutation_db import django_db_setup  # noqa: F401
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _database_is_the_real_one(django_db_setup, django_db_blocker):
