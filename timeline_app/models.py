@@ -142,8 +142,10 @@ VALUE_FIELDS = (
 def block_value(*columns: Any) -> BlockValue:
     """A pure ``Block`` from a row's ``VALUE_FIELDS`` (the binary payload as base64 text)."""
     raw = columns[_DATA]
-    data = base64.b64encode(bytes(raw)).decode() if raw else ""
-    return BlockValue(*columns[:_DATA], data, *columns[_DATA + 1 :])  # type: ignore[call-arg]  # order pinned by a test
+    if not raw:
+        return BlockValue.from_columns((*columns[:_DATA], "", *columns[_DATA + 1 :]))
+    data = base64.b64encode(bytes(raw)).decode()
+    return BlockValue.from_columns((*columns[:_DATA], data, *columns[_DATA + 1 :]))
 
 
 _DATA = VALUE_FIELDS.index("data")
@@ -321,8 +323,9 @@ class Compaction(models.Model):
 class RenderRecord(models.Model):
     """One render that was not a dry run: the cache explainer's history (``rendering/prefix.py``).
 
-    The prefix fingerprint is kept packed (8-byte digest, cumulative tokens and seq per segment) so
-    the next render can say how much of it the provider could reuse. Bounded per timeline by
+    The prefix fingerprint is kept packed (an 8-byte cumulative digest per segment, and the
+    segments' seqs as compressed deltas) so the next render can say how much of it the provider
+    could reuse. Bounded per timeline by
     ``TIMELINE_RENDER_HISTORY_MAX`` and ``TIMELINE_RENDER_HISTORY_DAYS`` (the beat job trims).
     """
 
@@ -350,7 +353,6 @@ class RenderRecord(models.Model):
     settings_key = models.CharField(max_length=64)
     segment_count = models.IntegerField(default=0)
     segment_digests = models.BinaryField(default=b"")
-    segment_tokens = models.BinaryField(default=b"")
     segment_seqs = models.BinaryField(default=b"")
 
     class Meta:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 # Block types named by the seeds.
@@ -76,6 +76,17 @@ class Block:
             replacement_tokens=replacement_tokens,
         )
 
+    @classmethod
+    def from_columns(cls, columns: Sequence[Any]) -> Block:
+        """A block from its field values in declaration order, all of them, without ``__init__``:
+        a render reads tens of thousands of rows, and the frozen ``__init__`` (one
+        ``object.__setattr__`` per field) was most of turning a row into a value."""
+        if len(columns) != len(_FIELD_NAMES):
+            raise TypeError(f"expected {len(_FIELD_NAMES)} columns, got {len(columns)}")
+        block = object.__new__(cls)
+        block.__dict__.update(zip(_FIELD_NAMES, columns, strict=True))
+        return block
+
     def with_hide_state(self, **changes: Any) -> Block:
         """A copy with other hide fields (``hidden``, ``replacement_text``, ``hidden_reason``,
         ``replacement_tokens``). Unlike ``dataclasses.replace`` it skips ``__init__``: a TTL prune
@@ -88,6 +99,7 @@ class Block:
         return copy
 
 
+_FIELD_NAMES = tuple(f.name for f in fields(Block))
 _HIDE_FIELDS = frozenset({"hidden", "replacement_text", "hidden_reason", "replacement_tokens"})
 
 

@@ -12,7 +12,7 @@ import copy
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from .blocks import (
     ASSISTANT_COMPLETION,
@@ -184,9 +184,10 @@ def announce_text(announce: Sequence[str], active_plan: Block | None = None) -> 
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Part:
-    """One emitted piece: ``text``, or a binary payload (``image``/``document``) of a block."""
+class Part(NamedTuple):
+    """One emitted piece: ``text``, or a binary payload (``image``/``document``) of a block.
+    A named tuple: a render builds one per block, and a frozen dataclass's ``__init__`` made
+    that half of the cost of a block's parts."""
 
     kind: Literal["text", "image", "document"]
     text: str = ""

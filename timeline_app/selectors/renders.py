@@ -11,20 +11,17 @@ def previous_render(*, timeline: Timeline) -> PreviousRender | None:
     row = (
         RenderRecord.objects.filter(timeline=timeline)
         .order_by("-id")
-        .values_list(
-            "rendered_at", "settings_key", "summary_seq", "segment_digests", "segment_tokens", "segment_seqs"
-        )
+        .values_list("rendered_at", "settings_key", "summary_seq", "segment_digests", "segment_seqs")
         .first()
     )
     if row is None:
         return None
-    at, settings_key, summary_seq, digests, tokens, seqs = row
+    at, settings_key, summary_seq, digests, seqs = row
     return PreviousRender(
         at=at,
         settings_key=settings_key,
         latest_compaction_id=summary_seq,
         digests=bytes(digests),
-        tokens=bytes(tokens),
         seqs=bytes(seqs),
     )
 
@@ -33,6 +30,6 @@ def render_history(*, timeline: Timeline, limit: int) -> list[RenderRecord]:
     """The newest ``limit`` renders, newest first, without their packed fingerprints."""
     return list(
         RenderRecord.objects.filter(timeline=timeline)
-        .defer("segment_digests", "segment_tokens", "segment_seqs")
+        .defer("segment_digests", "segment_seqs")
         .order_by("-id")[:limit]
     )

@@ -18,35 +18,51 @@ from timeline_app.rendering.ttl import Hide
 MANUAL_REASON = "manual"
 
 
-# Rows per UPDATE: 4 parameters a row stays far below SQLite's and PostgreSQL's parameter limits.
+# Rows per UPDATE on SQLite: 4 parameters a row stays far below its parameter limit.
 HIDES_PER_STATEMENT = 500
 
 
 def hides_store(*, timeline: Timeline, hides: Sequence[Hide]) -> None:
     """Store hides by seq; blocks hidden meanwhile keep their first hide.
 
-    One ``UPDATE … FROM (VALUES …)`` per ``HIDES_PER_STATEMENT`` hides, joined on the
-    ``(timeline, seq)`` unique index: linear in the number of hides (``bulk_update`` builds a
-    ``CASE WHEN`` per row and per column, quadratic in the batch). Both PostgreSQL and SQLite
-    (3.33+) run it; a ``VALUES`` list's columns are ``column1`` … in both.
+    Joined on the ``(timeline, seq)`` unique index, linear in the number of hides
+    (``bulk_update`` builds a ``CASE WHEN`` per row and per column, quadratic in the batch).
+    PostgreSQL: one ``UPDATE … FROM unnest(…)`` with four array parameters, however many hides
+    (thousands of placeholders cost the driver more than the update). SQLite (3.33+): one
+    ``UPDATE … FROM (VALUES …)`` per ``HIDES_PER_STATEMENT`` hides.
     """
-    table = Block._meta.db_table
     hides = list({hide.seq: hide for hide in hides}.values())
+    if not hides:
+        return
+    table = Block._meta.db_table
+    update = (
+        f"UPDATE {table} SET hidden = TRUE, replacement_text = v.column2, hidden_reason = v.column3, "
+        f"replacement_tokens = v.column4 FROM {{source}} "
+        f"WHERE {table}.timeline_id = %s AND {table}.seq = v.column1 AND {table}.hidden = FALSE"
+    )
     with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            source = "unnest(%s::bigint[], %s::text[], %s::text[], %s::integer[]) AS v(column1, column2, column3, column4)"
+            cursor.execute(
+                update.format(source=source),
+                [
+                    [hide.seq for hide in hides],
+                    [hide.replacement_text for hide in hides],
+                    [hide.reason for hide in hides],
+                    [hide.replacement_tokens for hide in hides],
+                    timeline.pk,
+                ],
+            )
+            return
         for start in range(0, len(hides), HIDES_PER_STATEMENT):
             chunk = hides[start : start + HIDES_PER_STATEMENT]
-            rows = ", ".join(
+            values = ", ".join(
                 ["(CAST(%s AS BIGINT), CAST(%s AS TEXT), CAST(%s AS TEXT), CAST(%s AS INTEGER))"] * len(chunk)
             )
             params: list[int | str] = []
             for hide in chunk:
                 params += [hide.seq, hide.replacement_text, hide.reason, hide.replacement_tokens]
-            cursor.execute(
-                f"UPDATE {table} SET hidden = TRUE, replacement_text = v.column2, hidden_reason = v.column3, "
-                f"replacement_tokens = v.column4 FROM (VALUES {rows}) AS v "
-                f"WHERE {table}.timeline_id = %s AND {table}.seq = v.column1 AND {table}.hidden = FALSE",
-                [*params, timeline.pk],
-            )
+            cursor.execute(update.format(source=f"(VALUES {values}) AS v"), [*params, timeline.pk])
 
 
 def blocks_hide(*, timeline: Timeline, path: str, replacement_text: str) -> list[Block]:

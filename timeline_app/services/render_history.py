@@ -46,7 +46,6 @@ def render_record(
         settings_key=settings_key,
         segment_count=len(prefix.digests),
         segment_digests=prefix.packed_digests(),
-        segment_tokens=prefix.packed_tokens(),
         segment_seqs=prefix.packed_seqs(),
     )
 

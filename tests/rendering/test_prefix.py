@@ -1,0 +1,114 @@
+"""The cache explainer's packed fingerprint (rendering/prefix.py), tested on the pure values: what
+a render record keeps must say the same as comparing the two renders segment by segment."""
+
+from datetime import UTC, datetime, timedelta
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from timeline_app.rendering.blocks import Block
+from timeline_app.rendering.prefix import (
+    PreviousRender,
+    build_prefix,
+    explain_cache,
+    pack_seqs,
+    segment_key,
+    unpack_seqs,
+)
+
+NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+
+
+@given(st.lists(st.integers(min_value=-(2**62), max_value=2**62), max_size=200))
+def test_seqs_pack_and_unpack_to_the_same_seqs(seqs):
+    assert unpack_seqs(pack_seqs(seqs)) == tuple(seqs)
+
+
+def test_consecutive_seqs_pack_small():
+    packed = pack_seqs(range(1, 20_001))
+    assert len(packed) < 1_000
+    assert unpack_seqs(packed)[-1] == 20_000
+
+
+def _prefix(blocks):
+    return build_prefix(
+        "anthropic|0|", [(b, segment_key(b, f"{b.text}|{b.hidden}"), i) for i, b in enumerate(blocks)]
+    )
+
+
+def _previous(blocks, *, at=NOW - timedelta(seconds=10)):
+    prefix = _prefix(blocks)
+    return PreviousRender(
+        at=at,
+        settings_key="k",
+        latest_compaction_id=None,
+        digests=prefix.packed_digests(),
+        seqs=prefix.packed_seqs(),
+    )
+
+
+def _blocks(n, *, tokens=10):
+    return [Block(seq=i, type="react.notes", text=f"note {i}", tokens=tokens + i) for i in range(1, n + 1)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    n=st.integers(min_value=0, max_value=60),
+    change=st.sampled_from(["append", "hide", "drop_tail", "insert", "same"]),
+    at=st.integers(min_value=0, max_value=59),
+)
+def test_reuse_and_first_change_match_a_segment_by_segment_comparison(n, change, at):
+    before = _blocks(n)
+    after = list(before)
+    if change == "append":
+        after.append(Block(seq=n + 1, type="react.notes", text="new", tokens=5))
+    elif change == "hide" and n:
+        i = at % n
+        after[i] = after[i].hide(replacement_text="[pruned]", reason="ttl", replacement_tokens=1)
+    elif change == "drop_tail" and n:
+        after = after[: at % n]
+    elif change == "insert" and n:
+        i = at % n
+        after.insert(i, Block(seq=10_000, type="react.notes", text="inserted", tokens=7))
+    current = _prefix(after)
+    report = explain_cache(
+        previous=_previous(before),
+        current=current,
+        now=NOW,
+        ttl_seconds=300,
+        settings_key="k",
+        latest_compaction_id=None,
+    )
+    common = 0
+    while common < min(len(before), len(after)) and before[common] == after[common]:
+        common += 1
+    assert report.reused_prefix_tokens == sum(b.effective_tokens for b in after[:common])
+    assert report.first_changed_index == (common if common < len(after) else None)
+    if change == "hide" and n:
+        assert report.reason == "hidden"
+    if change in ("append", "same") or (change == "drop_tail" and n == 0):
+        assert report.reason == "appended_only"
+
+
+def test_expired_cache_reuses_nothing_but_still_finds_the_change():
+    blocks = _blocks(5)
+    report = explain_cache(
+        previous=_previous(blocks, at=NOW - timedelta(seconds=301)),
+        current=_prefix([*blocks, *_blocks(0)]),
+        now=NOW,
+        ttl_seconds=300,
+        settings_key="k",
+        latest_compaction_id=None,
+    )
+    assert (report.reason, report.reused_prefix_tokens) == ("ttl_expired", 0)
+
+
+def test_a_record_without_seqs_for_a_segment_says_none():
+    previous = PreviousRender(
+        at=NOW, settings_key="k", latest_compaction_id=None, digests=b"\0" * 16, seqs=pack_seqs([5])
+    )
+    assert (previous.count, previous.seq_at(0), previous.seq_at(1)) == (2, 5, None)
+    assert (
+        PreviousRender(at=NOW, settings_key="k", latest_compaction_id=None, digests=b"", seqs=b"").seq_at(0)
+        is None
+    )

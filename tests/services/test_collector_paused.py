@@ -1,0 +1,56 @@
+"""A render pauses Python's cyclic garbage collector (services/render.py): it must be back on
+after every render, nested or on other threads, and stay off when it was off before."""
+
+import gc
+import threading
+
+import pytest
+
+from timeline_app.services.render import collector_paused
+
+
+@pytest.fixture(autouse=True)
+def _collector_on():
+    gc.enable()
+    yield
+    gc.enable()
+
+
+def test_off_inside_and_back_on_after_nested_pauses():
+    with collector_paused():
+        assert not gc.isenabled()
+        with collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_back_on_after_an_exception():
+    with pytest.raises(ValueError), collector_paused():
+        raise ValueError
+    assert gc.isenabled()
+
+
+def test_stays_off_when_it_was_off():
+    gc.disable()
+    with collector_paused():
+        pass
+    assert not gc.isenabled()
+
+
+def test_one_thread_ending_its_pause_leaves_it_off_for_another():
+    inside, release = threading.Event(), threading.Event()
+
+    def other():
+        with collector_paused():
+            inside.set()
+            release.wait(5)
+
+    thread = threading.Thread(target=other)
+    with collector_paused():
+        thread.start()
+        inside.wait(5)
+    assert not gc.isenabled()  # the other thread is still rendering
+    release.set()
+    thread.join(5)
+    assert gc.isenabled()
