@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
+from timeline_app.services.api_keys import api_key_revoke
+
 pytestmark = pytest.mark.django_db
 URL = "/api/v1/conversations/c1/"
 
@@ -58,3 +60,12 @@ def test_unknown_conversation_and_context_errors_name_them(owner, conversation):
     context = client.get("/api/v1/conversations/c1/contexts/ghost/").json()["error"]
     assert context["message"] == "context 'ghost' not found"
     assert context["details"] == {"context": "ghost"}
+
+
+def test_an_unknown_or_revoked_key_is_401_saying_so(owner, conversation):
+    unknown = _get("Bearer not-a-key").json()["error"]
+    assert unknown["message"] == "invalid or revoked API key"
+    assert api_key_revoke(prefix=owner.raw_key) == 1
+    response = _get(f"Bearer {owner.raw_key}")
+    assert response.status_code == 401
+    assert response.json()["error"]["message"] == "invalid or revoked API key"

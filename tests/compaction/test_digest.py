@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from compaction.digest import build_digest
+from compaction.digest import Digest, build_digest, empty_digest, read_digest
 from timeline_app.rendering.blocks import (
     ASSISTANT_COMPLETION,
     TOOL_CALL,
@@ -186,3 +186,80 @@ def test_digest_is_deterministic_and_json_serialisable() -> None:
 def test_garbage_previous_digest_is_ignored_safely() -> None:
     d = build_digest(blocks()[:1], previous={"artifacts": "nope", "tool_outputs": [], "paths": [1, "ar:x"]})
     assert d["paths"] == ["ar:x", "ar:t1.user.prompt"]
+
+
+def test_read_digest_reads_every_field_and_drops_entries_of_the_wrong_type() -> None:
+    stored = {
+        "artifacts": [{"path": "fi:t1.a.pdf"}, "junk"],
+        "tool_outputs": {"web": [{"tool_call_id": "tc_1"}, 3], 7: [{"tool_call_id": "tc_2"}]},
+        "memsearch": [{"query": "q"}, None],
+        "hidden": [{"path": "ar:t1.note"}, []],
+        "tool_call_ids": ["tc_1", 5],
+        "paths": ["ar:t1.user.prompt", {"x": 1}],
+    }
+    assert read_digest(stored) == Digest(
+        artifacts=[{"path": "fi:t1.a.pdf"}],
+        tool_outputs={"web": [{"tool_call_id": "tc_1"}], "7": [{"tool_call_id": "tc_2"}]},
+        memsearch=[{"query": "q"}],
+        hidden=[{"path": "ar:t1.note"}],
+        tool_call_ids=["tc_1"],
+        paths=["ar:t1.user.prompt"],
+    )
+    assert read_digest(None) == read_digest({"tool_outputs": []}) == read_digest(empty_digest()) == Digest()
+    assert empty_digest() == {
+        "artifacts": [],
+        "tool_outputs": {},
+        "memsearch": [],
+        "hidden": [],
+        "tool_call_ids": [],
+        "paths": [],
+    }
+
+
+def test_merging_a_previous_digest_dedupes_each_section_by_its_whole_key() -> None:
+    """Entries are one per key (a later entry updates the earlier one); entries that differ in
+    any field of the key stay apart: tool outputs by (tool_call_id, path), memsearch by
+    (tool_call_id, paths, query), hidden blocks by path, or by their text when they have none."""
+    previous = {
+        "tool_outputs": {
+            "web": [
+                {"tool_call_id": "tc_1", "path": "x", "status": "ok"},
+                {"tool_call_id": "tc_2", "path": "x", "status": "ok"},
+                {"tool_call_id": "tc_1", "path": "y", "status": "ok"},
+                {"tool_call_id": "tc_1", "path": "x", "status": "error"},
+            ]
+        },
+        "memsearch": [
+            {"tool_call_id": "tc_1", "paths": ["a"], "query": "q", "hits": 1},
+            {"tool_call_id": "tc_2", "paths": ["a"], "query": "q", "hits": 1},
+            {"tool_call_id": "tc_1", "paths": ["b"], "query": "q", "hits": 1},
+            {"tool_call_id": "tc_1", "paths": ["a"], "query": "r", "hits": 1},
+            {"tool_call_id": "tc_1", "paths": ["a"], "query": "q", "hits": 2},
+        ],
+        "hidden": [
+            {"path": "ar:t1.note", "replacement_text": "one"},
+            {"path": "ar:t1.note", "replacement_text": "two"},
+            {"path": "", "replacement_text": {"k": ["a"]}},
+            {"path": "", "replacement_text": {"k": ["b"]}},
+            {"path": "", "replacement_text": {"k": ["a"]}, "reason": "again"},
+        ],
+    }
+    digest = build_digest([], previous)
+    assert digest["tool_outputs"] == {
+        "web": [
+            {"tool_call_id": "tc_1", "path": "x", "status": "error"},
+            {"tool_call_id": "tc_2", "path": "x", "status": "ok"},
+            {"tool_call_id": "tc_1", "path": "y", "status": "ok"},
+        ]
+    }
+    assert [(m["tool_call_id"], m["paths"], m["query"], m["hits"]) for m in digest["memsearch"]] == [
+        ("tc_1", ["a"], "q", 2),
+        ("tc_2", ["a"], "q", 1),
+        ("tc_1", ["b"], "q", 1),
+        ("tc_1", ["a"], "r", 1),
+    ]
+    assert digest["hidden"] == [
+        {"path": "ar:t1.note", "replacement_text": "two"},
+        {"path": "", "replacement_text": {"k": ["a"]}, "reason": "again"},
+        {"path": "", "replacement_text": {"k": ["b"]}},
+    ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from compaction.summarizers import ExtractiveSummarizer, Summarizer, transcript, truncate_to_tokens
 from tests.compaction.factories import Stream
 from timeline_app.rendering.blocks import TOOL_RESULT, Block
@@ -120,3 +122,81 @@ def test_truncate_to_tokens() -> None:
     out = truncate_to_tokens(text, 50)
     assert count_text_tokens(out) <= 50 and out.endswith("…")
     assert truncate_to_tokens("short", 50) == "short"
+
+
+def test_transcript_exact_lines_for_each_kind_of_block() -> None:
+    """One header line per block with only the fields it has; a tool call id only when the path
+    does not carry it; a status only when it is a non-empty string; hidden blocks show their
+    replacement text; binary payloads are named with their caption; bodies are trimmed."""
+    blocks = [
+        Block(seq=1, type="turn.header", turn_id="t1", author="user"),
+        Block(
+            seq=2,
+            type="react.tool.call",
+            turn_id="t1",
+            author="assistant",
+            path="tc:t1.tc_a.call",
+            meta={"tool_call_id": "tc_a"},
+            text='{"q": "x"}',
+        ),
+        Block(
+            seq=3,
+            type="react.tool.result",
+            turn_id="t1",
+            meta={"tool_call_id": "tc_b", "status": "error"},
+            path="tc:t1.tc_a.result",
+            text="  boom  ",
+        ),
+        Block(
+            seq=4,
+            type="react.tool.result",
+            turn_id="t1",
+            hidden=True,
+            replacement_text="[pruned]",
+            text="secret",
+            meta={"status": ""},
+        ),
+        Block(seq=5, type="user.attachment", mime="image/png", data="aGk=", text="a cat"),
+        Block(seq=6, type="user.attachment", data="aGk="),
+        Block(seq=7, type="react.notes", text="x" * 50),
+    ]
+    assert transcript(blocks, per_block_chars=40) == "\n\n".join(
+        [
+            "[1] turn.header author=user turn=t1",
+            '[2] react.tool.call author=assistant turn=t1 path=tc:t1.tc_a.call\n{"q": "x"}',
+            "[3] react.tool.result turn=t1 path=tc:t1.tc_a.result tool_call_id=tc_b status=error\nboom",
+            "[4] react.tool.result turn=t1 hidden\n[pruned]",
+            "[5] user.attachment\n(binary image/png) a cat",
+            "[6] user.attachment\n(binary payload)",
+            "[7] react.notes\n" + "x" * 39 + "…",
+        ]
+    )
+
+
+def _longest_prefix(text: str, max_tokens: int) -> str:
+    """The oracle: scan every cut up to the 8-characters-a-token cap, keep the last that fits
+    (for texts whose prefixes grow in tokens as they grow in characters, as words do; a run of
+    one repeated letter does not, and the binary search then finds a shorter cut)."""
+    if count_text_tokens(text) <= max_tokens:
+        return text
+    cap = min(len(text), max(1, max_tokens) * 8)
+    fits = [cut for cut in range(1, cap + 1) if count_text_tokens(text[:cut] + "…") <= max_tokens]
+    return text[: fits[-1]].rstrip() + "…" if fits else ""
+
+
+@pytest.mark.parametrize(
+    ("text", "max_tokens"),
+    [
+        ("word " * 40, 7),
+        ("  leading spaces then words and words " * 5, 6),
+        ("x", 0),
+        ("über straße " * 20, 9),
+    ],
+)
+def test_truncate_to_tokens_keeps_the_longest_prefix_that_fits(text: str, max_tokens: int) -> None:
+    assert truncate_to_tokens(text, max_tokens) == _longest_prefix(text, max_tokens)
+
+
+def test_a_text_of_exactly_the_budget_is_kept_whole() -> None:
+    text = "word " * 30
+    assert truncate_to_tokens(text, count_text_tokens(text)) == text

@@ -97,3 +97,44 @@ def test_identifiers_survive_a_second_compaction_and_keep_their_previous_lines()
     assert count_text_tokens(second) <= 800
     assert "- txn_8f3a2c91d (settled INV-2024-0042)" in second  # a previous line is kept verbatim
     assert sum(i in second for i in PLANTED) >= 19
+
+
+# Every branch of the file-path rule, one token each (absolute prefixes, drive letters, the
+# segments that do not count, extensions, the segment counts), pinned exactly.
+@pytest.mark.parametrize(
+    ("token", "expected"),
+    [
+        ("/etc/hosts", True),
+        ("/etc", False),
+        ("etc/hosts", False),
+        ("etc/nginx/conf", True),
+        ("~/notes", False),
+        ("~/notes.md", True),
+        ("~/a/b", True),
+        ("./build/out", True),
+        ("./build", False),
+        ("./app.py", True),
+        ("../x/y", True),
+        ("../x", False),
+        ("x/./y", False),
+        ("x/../y", False),
+        ("x/../y/z", True),
+        ("///", False),
+        ("C:\\Users\\me", True),
+        ("C:\\Users", False),
+        ("C:\\report.pdf", True),
+        ("D:/data/x", False),
+        ("src/app.py", True),
+        ("a.b/c.d/e", True),
+        ("/1/2", False),
+        ("/usr/2024", True),
+        ("/tmp/..", False),
+        ("docs\\guide\\intro", True),
+        ("reports/q3.PDF", True),
+        ("reports/q3.exe", False),
+        ("/srv/a$b/c", False),
+        ("./.env", False),
+    ],
+)
+def test_file_path_rule(token: str, expected: bool) -> None:
+    assert is_identifier(token) is expected

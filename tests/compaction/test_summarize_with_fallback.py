@@ -65,3 +65,26 @@ def test_any_exception_falls_back_and_never_carries_a_key() -> None:
 def test_no_primary_uses_the_fallback_without_error() -> None:
     out = summarize_with_fallback(None, ExtractiveSummarizer(), **kwargs())
     assert out.summarizer == "extractive" and out.error is None
+
+
+class Blank(Fixed):
+    def summarize(
+        self, *, blocks: Sequence[Block], previous_summary: str | None, max_tokens: int, purpose: Purpose
+    ) -> str:
+        return " \n "
+
+
+def test_exact_errors_and_the_fallbacks_name_and_model() -> None:
+    fallback = ExtractiveSummarizer()
+    wordless = summarize_with_fallback(Failing(SummarizerError()), fallback, **kwargs())
+    assert (wordless.error, wordless.summarizer, wordless.model) == (
+        "SummarizerError",
+        "extractive",
+        fallback.model,
+    )
+    blank = summarize_with_fallback(Blank(), fallback, **kwargs())
+    assert (blank.error, blank.summarizer) == ("empty summary", "extractive")
+    secret = summarize_with_fallback(
+        Failing(RuntimeError("x-api-key: sk-ant-0123456789")), fallback, **kwargs()
+    )
+    assert secret.error == "RuntimeError: [redacted]"

@@ -8,7 +8,14 @@ from compaction.anthropic_summarizer import SPLIT_TURN_INSTRUCTION, SYSTEM_PROMP
 from compaction.digest import build_digest
 from compaction.planner import build_summary_block, plan_compaction
 from compaction.summarizers import ExtractiveSummarizer
-from compaction.summary_sections import SECTIONS, SUMMARY_TITLE, parse_sections
+from compaction.summary_sections import (
+    SECTIONS,
+    SUMMARY_TITLE,
+    parse_sections,
+    render_sections,
+    section_list_text,
+    split_turn_body,
+)
 from tests.compaction.factories import Stream
 from timeline_app.rendering.settings import RenderSettings
 
@@ -116,3 +123,40 @@ def test_split_turn_summary_has_one_turn_context_heading_whichever_summarizer_wr
     # the next summary folds the split turn's sections into its own
     folded = parse_sections(text)
     assert folded["progress"] == ["- searched twelve times"] and folded["next_steps"] == ["- answer"]
+
+
+def test_parse_sections_exact_routing_of_loose_lines_and_headings() -> None:
+    text = (
+        "loose line  \n  indented keep\n\n## Progress\np1\n## TURN CONTEXT (t3)\nx\n"
+        "## Progress\np2\n# Title\ny\n## Odd heading\nz\n### Deeper\nw"
+    )
+    out = parse_sections(text)
+    assert out["progress"] == ["p1", "p2"]
+    assert out["critical"] == [
+        "loose line",
+        "  indented keep",
+        "x",
+        "y",
+        "### Odd heading",
+        "z",
+        "### Deeper",
+        "w",
+    ]
+    assert all(not lines for key, lines in out.items() if key not in ("progress", "critical"))
+
+
+def test_render_sections_exact_layout() -> None:
+    assert render_sections("", {}) == "(nothing to summarize)"
+    assert render_sections("# T", {}) == "# T\n\n(nothing to summarize)"
+    assert render_sections("", {"critical": ["a"]}) == "## Critical context\na"
+    assert render_sections("# T", {"critical": ["a"]}, level=3) == "# T\n\n### Critical context\na"
+
+
+def test_split_turn_body_exact() -> None:
+    text = "# Title\n## Turn context\n\n  indented\n## Progress\nline  \n### Keep\nz"
+    assert split_turn_body(text) == "  indented\n### Progress\nline\n### Keep\nz"
+
+
+def test_the_section_list_a_prompt_shows() -> None:
+    assert section_list_text().splitlines() == [f"{s.heading} — {s.description}" for s in SECTIONS]
+    assert len(SECTIONS) == 9

@@ -34,3 +34,38 @@ def test_malformed_selectors_raise_with_details(path: str) -> None:
     with pytest.raises(SelectorError) as caught:
         parse_sources_selector(path)
     assert "path" in caught.value.details
+
+
+SYNTAX = "so:sources_pool[<sid or first-last>,…], e.g. so:sources_pool[3,5-6]"
+
+
+@pytest.mark.parametrize(
+    ("path", "message", "details"),
+    [
+        ("so:sources_pool", f"malformed sources selector; expected {SYNTAX}", {"path": SYNTAX}),
+        ("so:sources_pool[1,,2]", f"malformed term ''; expected {SYNTAX}", {"path": SYNTAX}),
+        ("so:sources_pool[ 7-3 ]", "descending range '7-3'", {"path": "a range is first-last: 7-3"}),
+        (
+            f"so:sources_pool[1-{2**31}]",
+            f"sid {2**31} out of range",
+            {"path": f"sids are below 2^31: 1-{2**31}"},
+        ),
+        (
+            "so:sources_pool[" + ",".join(["1"] * 101) + "]",
+            "a sources selector has at most 100 terms",
+            {"path": "at most 100 terms"},
+        ),
+    ],
+)
+def test_each_malformed_selector_says_exactly_what_is_wrong(path: str, message: str, details: dict) -> None:
+    with pytest.raises(SelectorError) as caught:
+        parse_sources_selector(path)
+    assert (str(caught.value), caught.value.details) == (message, details)
+
+
+def test_the_limits_themselves_are_allowed() -> None:
+    top = 2**31 - 1
+    selector = parse_sources_selector(f"so:sources_pool[{top}, 1-{top}]")
+    assert selector is not None and selector.terms == ((top, top), (1, top))
+    hundred = parse_sources_selector("so:sources_pool[" + ",".join(str(i) for i in range(1, 101)) + "]")
+    assert hundred is not None and len(hundred.terms) == 100
