@@ -138,3 +138,20 @@ def test_a_tight_budget_drops_paths_first_and_the_first_and_latest_request_last(
     max_tokens: int, sections: list[tuple[str, list[str]]]
 ) -> None:
     assert _summary(max_tokens=max_tokens) == _text("# Conversation summary", "##", sections)
+
+
+def test_an_error_is_a_tool_result_whose_first_64_characters_start_with_error() -> None:
+    blocks = [
+        Block(
+            seq=1, type="react.tool.result", turn_id="t1", path="tc:t1.tc_1.result", text="  Error: timeout"
+        ),
+        Block(
+            seq=2, type="react.tool.result", turn_id="t1", path="tc:t1.tc_2.result", text=" " * 60 + "error"
+        ),
+        Block(seq=3, type="react.notes", turn_id="t1", path="ar:t1.note", text="Error in my plan"),
+    ]
+    summary = ExtractiveSummarizer().summarize(
+        blocks=blocks, previous_summary=None, max_tokens=2000, purpose="history"
+    )
+    errors = summary.split("## Errors\n", 1)[1].split("\n\n", 1)[0]
+    assert errors == "- `tc:t1.tc_1.result`: Error: timeout"

@@ -134,7 +134,22 @@ def test_identifiers_survive_a_second_compaction_and_keep_their_previous_lines()
         ("reports/q3.exe", False),
         ("/srv/a$b/c", False),
         ("./.env", False),
+        ("http://example.com/x", True),
+        ("#1234", True),
+        ("#123", True),
+        ("#12", False),
+        ("#abcd", False),
+        ("#a123", False),
+        ("a1" * 100, True),
+        ("a1" * 100 + "a", False),
+        ("archive.tar.gz", True),
+        ("notes.docs", False),
+        ("12345.678", False),
     ],
 )
 def test_file_path_rule(token: str, expected: bool) -> None:
     assert is_identifier(token) is expected
+
+
+def test_identifiers_lose_trailing_punctuation() -> None:
+    assert identifiers_in("Ref: INV-2024-0042. Then E4021!") == ["INV-2024-0042", "E4021"]
