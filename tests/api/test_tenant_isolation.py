@@ -127,3 +127,17 @@ def test_the_other_tenant_reads_only_its_own_conversation_of_the_same_id(two_ten
     assert theirs.status_code == 200
     assert mine.marker not in theirs.content.decode()
     assert two_tenants.same_tenant.marker not in theirs.content.decode()
+
+
+def test_a_block_without_turn_id_joins_the_callers_latest_turn_not_anothers(two_tenants):
+    """Blocks sent without ``turn_id`` join the timeline's latest turn header: the lookup must be
+    scoped to the caller's timeline, though another tenant's newest header has the higher seq."""
+    for side in (two_tenants.other_tenant, two_tenants.same_tenant):
+        response = side.caller.post(f"{side.url}turns/", {"turn_id": "turn_9", "prompt": "later"})
+        assert response.status_code == 201, response.content
+    mine = two_tenants.mine
+    response = mine.caller.post(
+        f"{mine.url}blocks/", {"blocks": [{"type": "react.notes", "author": "react", "text": "no turn"}]}
+    )
+    assert response.status_code == 201, response.content
+    assert [block["turn_id"] for block in response.json()["blocks"]] == ["turn_1"]

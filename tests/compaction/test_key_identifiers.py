@@ -138,6 +138,8 @@ def test_identifiers_survive_a_second_compaction_and_keep_their_previous_lines()
         ("#1234", True),
         ("#123", True),
         ("#12", False),
+        ("12345", True),
+        ("1234", False),
         ("#abcd", False),
         ("#a123", False),
         ("a1" * 100, True),

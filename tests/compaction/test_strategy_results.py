@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from compaction.strategies import StrategyError, apply_strategy
+from compaction.strategies import StrategyError, apply_strategy, sliding_window, unit_starts
 from timeline_app.rendering.settings import SettingsError, validate_overrides
 
 MESSAGES = [
@@ -44,3 +44,23 @@ def test_a_settings_error_message_joins_every_problem() -> None:
         validate_overrides({"bogus": 1, "other": 2})
     assert str(caught.value) == "; ".join(f"{k}: {v}" for k, v in caught.value.details.items())
     assert len(caught.value.details) == 2
+
+
+def test_only_an_assistants_string_call_ids_open_a_tool_group() -> None:
+    calls = [{"role": "assistant", "tool_calls": ["junk", {"id": 5}, {"id": "c1"}]}]
+    assert unit_starts([*calls, {"role": "user"}, {"role": "tool", "tool_call_id": "c1"}]) == [
+        True,
+        False,
+        False,
+    ]
+    user_calls = [{"role": "user", "tool_calls": [{"id": "c1"}]}]
+    assert unit_starts([*user_calls, {"role": "user"}, {"role": "tool", "tool_call_id": "c1"}]) == [
+        True,
+        True,
+        False,
+    ]
+
+
+def test_sliding_window_does_not_count_the_system_messages_it_keeps() -> None:
+    messages = [{"role": "user"}, {"role": "system"}, {"role": "user"}, {"role": "system"}]
+    assert sliding_window(messages, window_size=3) == [1, 2, 3]

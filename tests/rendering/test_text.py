@@ -39,3 +39,8 @@ def test_one_line_is_one_line_within_the_limit(text: str, limit: int) -> None:
     assert not any(c.isspace() and c != " " for c in out)
     if len(" ".join(text.split())) <= limit and len(text) <= limit * 2 + 16:
         assert out == " ".join(text.split())
+
+
+def test_one_line_reads_exactly_two_limits_and_sixteen_characters() -> None:
+    assert one_line("a" + " " * 34 + "bcd", 10) == "a b…"  # "b" is character 36: read
+    assert one_line("a" + " " * 35 + "bcd", 10) == "a…"  # "b" is character 37: not read
