@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from compaction.cutpoint import find_cut_point, is_turn_start
 from compaction.planner import plan_at_cut, plan_compaction
+from tests.budget import examples
 from timeline_app.rendering.blocks import (
     ANNOUNCE,
     ASSISTANT_COMPLETION,
@@ -81,7 +82,7 @@ def budgets(window: list[Block]) -> list[int]:
 
 
 @given(windows())
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_cut_is_never_a_tool_result_or_a_summary(window: list[Block]) -> None:
     for keep in budgets(window):
         cut = find_cut_point(window, keep)
@@ -91,7 +92,7 @@ def test_cut_is_never_a_tool_result_or_a_summary(window: list[Block]) -> None:
 
 
 @given(windows())
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_plans_partition_the_window_and_retain_the_cut_block(window: list[Block]) -> None:
     s = RenderSettings(max_tokens=1000, keep_recent_tokens=0)
     for keep in budgets(window):
@@ -111,7 +112,7 @@ def test_plans_partition_the_window_and_retain_the_cut_block(window: list[Block]
 
 
 @given(windows(), st.integers(1, 40), st.integers(0, 300))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_plan_fits_the_limit_whenever_some_cut_does(window: list[Block], limit_pct: int, system: int) -> None:
     s = RenderSettings(
         max_tokens=1000,
@@ -174,7 +175,7 @@ def reference_cut(window: list[Block], keep: int) -> int | None:
 
 
 @given(windows())
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_indexed_cut_matches_the_plain_backward_walk(window: list[Block]) -> None:
     for keep in budgets(window):
         assert find_cut_point(window, keep) == reference_cut(window, keep)

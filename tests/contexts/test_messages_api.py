@@ -9,6 +9,7 @@ import pytest
 from django.test import override_settings
 from hypothesis import HealthCheck, given, settings
 
+from tests.budget import examples
 from timeline_app.models import Block, Timeline
 
 from .conftest import BASE, messages_url
@@ -38,7 +39,9 @@ def without_added(listed: list[dict]) -> list[dict]:
     return [{k: v for k, v in m.items() if k not in ("timestamp", "message_id")} for m in listed]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(messages=message_lists())
 def test_any_valid_message_list_lists_back_equal_apart_from_timestamp_and_message_id(
     owner, conversation, messages

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from pydantic import TypeAdapter
 
+from tests.budget import examples
 from timeline_app.models import Block
 from timeline_app.services.conversations import conversation_create
 
@@ -40,7 +41,9 @@ def assert_every_tool_message_follows_its_call(messages: list[dict]) -> None:
             open_calls = set()
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(messages=message_lists())
 def test_openai_render_of_a_context_validates_against_the_sdk_message_types(owner, conversation, messages):
     context = f"ctx_{uuid.uuid4().hex[:12]}"

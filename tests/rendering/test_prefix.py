@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from timeline_app.rendering.blocks import Block
 from timeline_app.rendering.prefix import (
     PreviousRender,
@@ -51,7 +52,7 @@ def _blocks(n, *, tokens=10):
     return [Block(seq=i, type="react.notes", text=f"note {i}", tokens=tokens + i) for i in range(1, n + 1)]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     n=st.integers(min_value=0, max_value=60),
     change=st.sampled_from(["append", "hide", "drop_tail", "insert", "same"]),

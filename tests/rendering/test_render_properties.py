@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.budget import examples
 from timeline_app.rendering.blocks import NOTES, TOOL_RESULT, Block
 from timeline_app.rendering.formats import Source, block_text, stable_json
 from timeline_app.rendering.pipeline import RenderOptions, filter_contributions, render_window
@@ -81,7 +82,7 @@ def _part_is_tail(part: dict[str, object]) -> bool:
     return part.get("type") == "text" and str(part.get("text", "")).startswith(TAIL_PREFIXES)
 
 
-@settings(max_examples=150, deadline=None, database=None)
+@settings(max_examples=examples(150), deadline=None, database=None)
 @given(blocks=streams(), options=options_strategy, cfg=render_settings)
 def test_markers_at_most_three_on_emitted_non_tail_parts(
     blocks: list[Block], options: RenderOptions, cfg: RenderSettings
@@ -107,7 +108,7 @@ def test_markers_at_most_three_on_emitted_non_tail_parts(
     assert all(i < len(rendered.blocks) - tail_count for i in marked)
 
 
-@settings(max_examples=100, deadline=None, database=None)
+@settings(max_examples=examples(100), deadline=None, database=None)
 @given(blocks=streams(), options=options_strategy)
 def test_same_input_renders_identical_bytes(blocks: list[Block], options: RenderOptions) -> None:
     first = render_window(blocks, settings=RenderSettings(), options=options, sources=SOURCES)
@@ -117,7 +118,7 @@ def test_same_input_renders_identical_bytes(blocks: list[Block], options: Render
     assert first.debug == second.debug
 
 
-@settings(max_examples=100, deadline=None, database=None)
+@settings(max_examples=examples(100), deadline=None, database=None)
 @given(blocks=streams(), options=options_strategy)
 def test_block_order_is_preserved(blocks: list[Block], options: RenderOptions) -> None:
     rendered = render_window(blocks, settings=RenderSettings(), options=options)
@@ -134,7 +135,7 @@ def test_block_order_is_preserved(blocks: list[Block], options: RenderOptions) -
     assert rendered.marked_seqs == sorted(rendered.marked_seqs)
 
 
-@settings(max_examples=100, deadline=None, database=None)
+@settings(max_examples=examples(100), deadline=None, database=None)
 @given(blocks=streams())
 def test_hiding_blocks_never_moves_markers(blocks: list[Block]) -> None:
     options = RenderOptions(format="anthropic")
