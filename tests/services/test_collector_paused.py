@@ -54,3 +54,35 @@ def test_one_thread_ending_its_pause_leaves_it_off_for_another():
     release.set()
     thread.join(5)
     assert gc.isenabled()
+
+
+def test_overlapping_renders_still_collect_every_max_pause(monkeypatch):
+    from timeline_app.services import render
+
+    now = [100.0]
+    collections = []
+    monkeypatch.setattr(render, "_clock", lambda: now[0])
+    monkeypatch.setattr(render.gc, "collect", lambda *args: collections.append(args))
+    inside, release = threading.Event(), threading.Event()
+
+    def long_render():
+        with collector_paused():
+            inside.set()
+            release.wait(5)
+
+    thread = threading.Thread(target=long_render)
+    thread.start()
+    inside.wait(5)
+    with collector_paused():
+        now[0] += render.MAX_PAUSE_SECONDS  # not yet over
+    assert collections == []
+    with collector_paused():
+        now[0] += 0.5
+    assert collections == [()]  # over: one full collection, the pause goes on
+    assert not gc.isenabled()
+    with collector_paused():
+        now[0] += 0.5
+    assert collections == [()]  # the clock restarted at that collection
+    release.set()
+    thread.join(5)
+    assert gc.isenabled()

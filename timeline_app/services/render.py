@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -93,6 +94,11 @@ def _preview_compaction(
 _pause_lock = threading.Lock()
 _pause_depth = 0
 _was_enabled = False
+_paused_since = 0.0
+# Renders overlapping without a break keep the collector off; after this long, the render that
+# ends runs one full collection anyway, so cyclic garbage stays bounded under steady load.
+MAX_PAUSE_SECONDS = 2.0
+_clock = time.monotonic
 
 
 @contextmanager
@@ -101,20 +107,29 @@ def collector_paused() -> Iterator[None]:
     threads, and back on (if it was on) when the last pause ends. A render turns tens of
     thousands of rows into values, and every 700 allocations the collector walked them again: at
     20,000 blocks that was a third of a warm render (docs/scaling.md). The values hold no
-    cycles; whatever garbage a render leaves is collected as usual afterwards."""
-    global _pause_depth, _was_enabled
+    cycles; whatever garbage a render leaves is collected as usual afterwards, or, while renders
+    keep overlapping, by a full collection every ``MAX_PAUSE_SECONDS``."""
+    global _pause_depth, _was_enabled, _paused_since
     with _pause_lock:
         if _pause_depth == 0:
             _was_enabled = gc.isenabled()
+            _paused_since = _clock()
             gc.disable()
         _pause_depth += 1
     try:
         yield
     finally:
+        collect = False
         with _pause_lock:
             _pause_depth -= 1
-            if _pause_depth == 0 and _was_enabled:
-                gc.enable()
+            if _pause_depth == 0:
+                if _was_enabled:
+                    gc.enable()
+            elif _was_enabled and _clock() - _paused_since > MAX_PAUSE_SECONDS:
+                _paused_since = _clock()
+                collect = True
+        if collect:
+            gc.collect()
 
 
 @collector_paused()
