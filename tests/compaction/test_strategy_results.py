@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from compaction.strategies import StrategyError, apply_strategy, sliding_window, unit_starts
+from compaction.strategies import (
+    StrategyError,
+    apply_strategy,
+    normalize_strategy,
+    sliding_window,
+    unit_starts,
+)
 from timeline_app.rendering.settings import SettingsError, validate_overrides
 
 MESSAGES = [
@@ -64,3 +70,53 @@ def test_only_an_assistants_string_call_ids_open_a_tool_group() -> None:
 def test_sliding_window_does_not_count_the_system_messages_it_keeps() -> None:
     messages = [{"role": "user"}, {"role": "system"}, {"role": "user"}, {"role": "system"}]
     assert sliding_window(messages, window_size=3) == [1, 2, 3]
+
+
+def test_counts_up_to_a_million_and_not_one_more() -> None:
+    assert (
+        normalize_strategy({"name": "truncate_oldest", "max_messages": 1_000_000})["max_messages"]
+        == 1_000_000
+    )
+    for bad in (0, 1_000_001, True, "3"):
+        with pytest.raises(StrategyError) as caught:
+            normalize_strategy({"name": "truncate_oldest", "max_messages": bad})
+        assert caught.value.details == {"max_messages": "must be an integer between 1 and 1000000"}
+
+
+SYSTEM_FIRST = [{"role": "system"}, {"role": "user"}, {"role": "assistant"}, {"role": "user"}]
+
+
+def test_apply_strategy_defaults_and_parameters() -> None:
+    assert apply_strategy(SYSTEM_FIRST, {}) == [0, 1, 2, 3]  # no name: summarize shows everything
+    # sliding_window keeps the system message by default, and not when told so.
+    assert apply_strategy(SYSTEM_FIRST, {"name": "sliding_window", "window_size": 2}) == [0, 3]
+    assert apply_strategy(
+        SYSTEM_FIRST, {"name": "sliding_window", "window_size": 2, "keep_system": False}
+    ) == [2, 3]
+
+
+def test_a_custom_strategy_gets_its_parameters_and_deep_copies() -> None:
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": "a"}]},
+        {"role": "user", "content": "b"},
+    ]
+    seen = {}
+
+    def mine(copies, *, last):
+        copies[0]["content"][0]["text"] = "changed"
+        seen["last"] = last
+        return [len(copies) - last]
+
+    assert apply_strategy(messages, {"name": "mine", "last": 1}, custom={"mine": mine}) == [1]
+    assert seen == {"last": 1}
+    assert messages[0]["content"][0]["text"] == "a"
+
+
+def test_a_tool_message_without_a_string_call_id_spans_back_one_message() -> None:
+    messages = [
+        {"role": "assistant", "tool_calls": [{"id": "c1"}]},
+        {"role": "user"},
+        {"role": "tool", "tool_call_id": 5},
+        {"role": "user"},
+    ]
+    assert unit_starts(messages) == [True, True, False, True]

@@ -1,0 +1,27 @@
+"""Parts in the OpenAI format and the text format's debug view (pure)."""
+
+from __future__ import annotations
+
+from timeline_app.rendering.formats import Part, debug_text, openai_content_part
+
+
+def test_openai_parts_inline_pdfs_and_images_and_name_the_rest() -> None:
+    pdf = Part(kind="document", mime="application/pdf", data="QQ==", filename="a.pdf", placeholder="<pdf>")
+    assert openai_content_part(pdf) == {
+        "type": "file",
+        "file": {"filename": "a.pdf", "file_data": "data:application/pdf;base64,QQ=="},
+    }
+    png = Part(kind="image", mime="image/png", data="QQ==", placeholder="<png>")
+    assert openai_content_part(png) == {"type": "image_url", "image_url": {"url": "data:image/png;base64,QQ=="}}
+    csv = Part(kind="document", mime="text/csv", data="QQ==", placeholder="<csv>")
+    tiff = Part(kind="image", mime="image/tiff", data="QQ==", placeholder="<tiff>")
+    assert [openai_content_part(p) for p in (csv, tiff)] == [
+        {"type": "text", "text": "<csv>"},
+        {"type": "text", "text": "<tiff>"},
+    ]
+    assert openai_content_part(Part(kind="text", text="hi", placeholder="x")) == {"type": "text", "text": "hi"}
+
+
+def test_debug_text_marks_each_cache_point_in_order() -> None:
+    parts = [{"type": "text", "text": "a"}, {"type": "image"}, {"type": "text", "text": "c"}]
+    assert debug_text(parts, [2, 0]) == "a\n=>[1]\n\n\n\nc\n=>[2]"
