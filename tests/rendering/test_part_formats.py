@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from timeline_app.rendering.formats import Part, debug_text, openai_content_part
+from timeline_app.rendering.blocks import Block
+from timeline_app.rendering.formats import Part, block_text, debug_text, openai_content_part
 
 
 def test_openai_parts_inline_pdfs_and_images_and_name_the_rest() -> None:
@@ -12,16 +13,39 @@ def test_openai_parts_inline_pdfs_and_images_and_name_the_rest() -> None:
         "file": {"filename": "a.pdf", "file_data": "data:application/pdf;base64,QQ=="},
     }
     png = Part(kind="image", mime="image/png", data="QQ==", placeholder="<png>")
-    assert openai_content_part(png) == {"type": "image_url", "image_url": {"url": "data:image/png;base64,QQ=="}}
+    assert openai_content_part(png) == {
+        "type": "image_url",
+        "image_url": {"url": "data:image/png;base64,QQ=="},
+    }
     csv = Part(kind="document", mime="text/csv", data="QQ==", placeholder="<csv>")
     tiff = Part(kind="image", mime="image/tiff", data="QQ==", placeholder="<tiff>")
     assert [openai_content_part(p) for p in (csv, tiff)] == [
         {"type": "text", "text": "<csv>"},
         {"type": "text", "text": "<tiff>"},
     ]
-    assert openai_content_part(Part(kind="text", text="hi", placeholder="x")) == {"type": "text", "text": "hi"}
+    assert openai_content_part(Part(kind="text", text="hi", placeholder="x")) == {
+        "type": "text",
+        "text": "hi",
+    }
 
 
 def test_debug_text_marks_each_cache_point_in_order() -> None:
     parts = [{"type": "text", "text": "a"}, {"type": "image"}, {"type": "text", "text": "c"}]
     assert debug_text(parts, [2, 0]) == "a\n=>[1]\n\n\n\nc\n=>[2]"
+
+
+def test_an_attachment_is_named_by_meta_then_by_the_last_path_segment_after_its_kind() -> None:
+    def header(meta: dict, path: str) -> str:
+        block = Block(seq=1, type="user.attachment", mime="application/pdf", meta=meta, path=path)
+        return block_text(block).split("\n")[0]
+
+    assert (
+        header({"name": "x.png"}, "fi:t1.user.attachments/y.png")
+        == "[USER ATTACHMENT] x.png | application/pdf"
+    )
+    assert (
+        header({"name": ""}, "fi:t1.user.attachments/sub/a:b:c.pdf")
+        == "[USER ATTACHMENT] b:c.pdf | application/pdf"
+    )
+    assert header({}, "fi:report.pdf") == "[USER ATTACHMENT] report.pdf | application/pdf"
+    assert header({"name": 3}, "") == "[USER ATTACHMENT]  | application/pdf"

@@ -96,3 +96,25 @@ def test_replacement_without_path_or_text_names_type_and_seq() -> None:
     assert _replacement(path="", text="") == (
         "[pruned after cache expiry] react.tool.result#4 — react.tool.result (read it back by path)"
     )
+
+
+def test_a_one_second_ttl_still_prunes_and_zero_means_never() -> None:
+    s = Stream()
+    s.turn("turn_1", calls=1)
+    s.turn("turn_2", calls=1)
+    settings = RenderSettings(cache_ttl_seconds=1, ttl_keep_recent_turns=1)
+    assert plan_ttl_pruning(
+        s.blocks, now=NOW, last_touch=NOW - timedelta(seconds=2), settings=settings
+    ).status == ("pruned")
+    never = RenderSettings(cache_ttl_seconds=0, ttl_keep_recent_turns=1)
+    assert plan_ttl_pruning(s.blocks, now=NOW, last_touch=NOW - timedelta(days=1), settings=never).hides == ()
+
+
+def test_keeping_zero_recent_turns_prunes_every_turn() -> None:
+    s = Stream()
+    s.turn("turn_1", calls=1)
+    s.turn("turn_2", calls=1)
+    decision = plan_ttl_pruning(
+        s.blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(ttl_keep_recent_turns=0)
+    )
+    assert _turn_ids_hidden(s, decision) == ["turn_1", "turn_2"]
