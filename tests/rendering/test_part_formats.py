@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from timeline_app.rendering.blocks import Block
-from timeline_app.rendering.formats import Part, block_text, debug_text, openai_content_part
+from timeline_app.rendering.formats import Part, block_text, debug_text, openai_content_part, openai_messages
 
 
 def test_openai_parts_inline_pdfs_and_images_and_name_the_rest() -> None:
@@ -49,3 +49,28 @@ def test_an_attachment_is_named_by_meta_then_by_the_last_path_segment_after_its_
     )
     assert header({}, "fi:report.pdf") == "[USER ATTACHMENT] report.pdf | application/pdf"
     assert header({"name": 3}, "") == "[USER ATTACHMENT]  | application/pdf"
+
+
+def test_openai_messages_positions_and_hidden_stored_messages() -> None:
+    call = {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function"}]}
+    stored = Block(seq=2, type="message.assistant", meta={"openai_message": call})
+    hidden = Block(
+        seq=3,
+        type="message.tool",
+        hidden=True,
+        replacement_text="[pruned]",
+        meta={"openai_message": {"role": "tool", "tool_call_id": "c1", "content": "big"}},
+    )
+    note = Block(seq=1, type="react.notes", text="n")
+    positions: list[int] = []
+    messages = openai_messages([note, stored, hidden, Part(kind="text", text="tail")], positions)
+    assert positions == [0, 1, 2, 3]
+    assert messages == [
+        {"role": "user", "content": [{"type": "text", "text": "[AI Agent say]:\nn"}]},
+        call,
+        {"role": "tool", "tool_call_id": "c1", "content": "[pruned]"},
+        {"role": "user", "content": [{"type": "text", "text": "tail"}]},
+    ]
+    messages[1]["tool_calls"][0]["id"] = "changed"  # a deep copy: the stored block is untouched
+    assert stored.meta["openai_message"]["tool_calls"][0]["id"] == "c1"
+    assert hidden.meta["openai_message"]["content"] == "big"

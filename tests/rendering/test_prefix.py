@@ -113,3 +113,22 @@ def test_a_record_without_seqs_for_a_segment_says_none():
         PreviousRender(at=NOW, settings_key="k", latest_compaction_id=None, digests=b"", seqs=b"").seq_at(0)
         is None
     )
+
+
+def test_the_cache_expires_strictly_after_the_ttl_and_always_with_a_ttl_of_zero():
+    blocks = _blocks(3)
+
+    def reason(age: timedelta, ttl: int) -> str:
+        return explain_cache(
+            previous=_previous(blocks, at=NOW - age),
+            current=_prefix(blocks),
+            now=NOW,
+            ttl_seconds=ttl,
+            settings_key="k",
+            latest_compaction_id=None,
+        ).reason
+
+    assert reason(timedelta(seconds=300), 300) == "appended_only"
+    assert reason(timedelta(seconds=300, microseconds=1), 300) == "ttl_expired"
+    assert reason(timedelta(milliseconds=500), 1) == "appended_only"
+    assert reason(timedelta(0), 0) == "ttl_expired"
