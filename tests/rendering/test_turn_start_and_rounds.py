@@ -1,0 +1,73 @@
+"""Where the current turn starts and which round each block is in (pure, cache_points.py),
+pinned exactly in the states the property tests rarely reach: a turn that has only just opened,
+blocks without turn ids, a window that starts with the turn, a summary in the way."""
+
+from __future__ import annotations
+
+import pytest
+
+from timeline_app.rendering.blocks import Block
+from timeline_app.rendering.cache_points import assign_rounds, cache_point_indices, current_turn_start
+from timeline_app.rendering.settings import RenderSettings
+
+
+def _h(seq: int, turn: str = "") -> Block:
+    return Block(seq=seq, type="turn.header", turn_id=turn)
+
+
+def _p(seq: int, turn: str = "", **kw) -> Block:
+    return Block(seq=seq, type="user.prompt", turn_id=turn, **kw)
+
+
+def _n(seq: int, turn: str = "", **kw) -> Block:
+    return Block(seq=seq, type="react.notes", turn_id=turn, **kw)
+
+
+@pytest.mark.parametrize(
+    ("blocks", "start"),
+    [
+        ([_h(1, "t1"), _p(2, "t1"), _n(3, "t1"), _h(4, "t2"), _p(5, "t2")], 3),  # a turn just opened
+        ([_h(1, "t1"), _p(2, "t1"), _n(3, "t1"), _h(4, "t2")], 3),  # only its header so far
+        ([_h(1), _p(2), _n(3), _p(4)], 3),  # no turn ids: a notes block ends the user group
+        ([_n(1), Block(seq=2, type="user.attachment"), _p(3)], 1),  # no turn ids: attachments join
+        ([_p(1, "t1"), _n(2, "t1")], 0),  # the window starts with the turn
+        (
+            [
+                _h(1, "t1"),
+                _n(2, "t1"),
+                Block(seq=3, type="user.attachment", turn_id="t2", author="user"),
+                _n(4, "t2"),
+            ],
+            2,
+        ),
+        ([Block(seq=1, type="conv.range.summary", turn_id="t1"), _n(2, "t1"), _p(3, "t1")], 1),
+        ([_n(1, "t1")], None),
+    ],
+)
+def test_current_turn_start(blocks: list[Block], start: int | None) -> None:
+    assert current_turn_start(blocks) == start
+
+
+def test_an_assistant_block_after_the_completion_opens_a_round_and_a_user_block_another() -> None:
+    blocks = [
+        _h(1, "t1"),
+        _p(2, "t1"),
+        Block(seq=3, type="assistant.completion", turn_id="t1"),
+        _n(4, "t1", author="assistant"),
+        _n(5, "t1", author="user"),
+        _n(6, "t1"),
+    ]
+    assert assign_rounds(blocks) == [0, 0, 0, 1, 2, 2]
+
+
+def test_a_turn_that_just_opened_puts_the_previous_turn_point_on_the_last_turns_end() -> None:
+    blocks = [
+        _h(1, "t1"),
+        _p(2, "t1"),
+        _n(3, "t1", meta={"tool_call_id": "tc_1"}),
+        Block(seq=4, type="assistant.completion", turn_id="t1"),
+        _h(5, "t2"),
+        _p(6, "t2"),
+    ]
+    assert cache_point_indices(blocks, settings=RenderSettings()) == [3, 5]
+    assert cache_point_indices(blocks, settings=RenderSettings(), cache_last=False) == [3]
