@@ -8,6 +8,7 @@ import pytest
 
 from timeline_app.rendering.blocks import Block
 from timeline_app.rendering.cache_points import assign_rounds, cache_point_indices, current_turn_start
+from timeline_app.rendering.formats import stable_json
 from timeline_app.rendering.settings import RenderSettings
 
 
@@ -71,3 +72,35 @@ def test_a_turn_that_just_opened_puts_the_previous_turn_point_on_the_last_turns_
     ]
     assert cache_point_indices(blocks, settings=RenderSettings()) == [3, 5]
     assert cache_point_indices(blocks, settings=RenderSettings(), cache_last=False) == [3]
+
+
+def _summary(seq: int) -> Block:
+    return Block(seq=seq, type="conv.range.summary", turn_id="t0")
+
+
+def _c(seq: int, turn: str = "") -> Block:
+    return Block(seq=seq, type="assistant.completion", turn_id=turn)
+
+
+TC1 = {"tool_call_id": "tc_1"}
+
+
+@pytest.mark.parametrize(
+    ("blocks", "rounds"),
+    [
+        ([_summary(1), _h(2, "t1"), _p(3, "t1"), _n(4, "t1", meta=TC1), _c(5, "t1")], [0, 0, 0, 0, 1]),
+        ([_n(1, "t1"), _summary(2), _n(3, "t1", meta={"tool_call_id": "tc_2"}), _c(4, "t1")], [0, 1, 1, 2]),
+        ([_h(1, "t1"), _c(2, "t1"), _summary(3)], [0, 0, 0]),
+        ([_summary(1)], [0]),
+        ([_h(1), _p(2), _n(3, meta=TC1), _c(4), _p(5), _c(6)], [0, 0, 0, 1, 2, 2]),
+        ([_p(1, "t1"), _p(2, "t2"), _c(3, "t2")], [0, 1, 1]),
+        ([_n(1, "t1"), _n(2, "t1")], [0, 0]),
+        ([_h(1, "t1"), _h(2, "t1"), _c(3, "t1")], [0, 1, 1]),
+    ],
+)
+def test_rounds_with_summaries_and_without_turn_ids(blocks: list[Block], rounds: list[int]) -> None:
+    assert assign_rounds(blocks) == rounds
+
+
+def test_stable_json_sorts_keys_and_keeps_unicode() -> None:
+    assert stable_json({"b": 1, "a": "é"}) == '{"a": "é", "b": 1}'
