@@ -9,6 +9,7 @@ import pytest
 from timeline_app.rendering.blocks import Block
 from timeline_app.rendering.cache_points import assign_rounds, cache_point_indices, current_turn_start
 from timeline_app.rendering.formats import stable_json
+from timeline_app.rendering.pipeline import RenderOptions, render_window
 from timeline_app.rendering.settings import RenderSettings
 
 
@@ -104,3 +105,24 @@ def test_rounds_with_summaries_and_without_turn_ids(blocks: list[Block], rounds:
 
 def test_stable_json_sorts_keys_and_keeps_unicode() -> None:
     assert stable_json({"b": 1, "a": "é"}) == '{"a": "é", "b": 1}'
+
+
+def test_render_window_defaults_cache_last_and_the_openai_fingerprint() -> None:
+    blocks = [
+        _h(1, "t1"),
+        _p(2, "t1"),
+        Block(seq=3, type="assistant.completion", turn_id="t1", text="ok"),
+    ]
+    settings = RenderSettings()
+    plain = render_window(blocks, settings=settings, options=RenderOptions(format="anthropic"))
+    assert plain.tokens["system"] == 0 and plain.cache_points == [2]
+    seeded = render_window(
+        blocks, settings=settings, options=RenderOptions(format="anthropic"), prefix_seed=""
+    )
+    assert seeded.prefix == plain.prefix  # the seed defaults to no system prompt
+    no_tail = render_window(
+        blocks, settings=settings, options=RenderOptions(format="anthropic", cache_last=False)
+    )
+    assert no_tail.cache_points == []
+    openai = render_window(blocks, settings=settings, options=RenderOptions(format="openai"))
+    assert openai.prefix.seqs == (1, 2, 3) and len(openai.prefix.digests) == 3
