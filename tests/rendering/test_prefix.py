@@ -20,7 +20,8 @@ from timeline_app.rendering.prefix import (
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 
 
-@given(st.lists(st.integers(min_value=-(2**62), max_value=2**62), max_size=200))
+# Seqs are BigInteger and never negative: every delta fits a signed 64-bit integer.
+@given(st.lists(st.integers(min_value=0, max_value=2**63 - 1), max_size=200))
 def test_seqs_pack_and_unpack_to_the_same_seqs(seqs):
     assert unpack_seqs(pack_seqs(seqs)) == tuple(seqs)
 
