@@ -3,9 +3,11 @@ after every render, nested or on other threads, and stay off when it was off bef
 
 import gc
 import threading
+from contextlib import contextmanager
 
 import pytest
 
+from timeline_app.services import render
 from timeline_app.services.render import collector_paused
 
 
@@ -38,7 +40,9 @@ def test_stays_off_when_it_was_off():
     assert not gc.isenabled()
 
 
-def test_one_thread_ending_its_pause_leaves_it_off_for_another():
+@contextmanager
+def _render_on_another_thread():
+    """Another thread holds a pause for the duration of the block."""
     inside, release = threading.Event(), threading.Event()
 
     def other():
@@ -47,42 +51,37 @@ def test_one_thread_ending_its_pause_leaves_it_off_for_another():
             release.wait(5)
 
     thread = threading.Thread(target=other)
-    with collector_paused():
-        thread.start()
-        inside.wait(5)
-    assert not gc.isenabled()  # the other thread is still rendering
-    release.set()
-    thread.join(5)
+    thread.start()
+    inside.wait(5)
+    try:
+        yield
+    finally:
+        release.set()
+        thread.join(5)
+
+
+def test_one_thread_ending_its_pause_leaves_it_off_for_another():
+    with _render_on_another_thread():
+        with collector_paused():
+            pass
+        assert not gc.isenabled()  # the other thread is still rendering
     assert gc.isenabled()
 
 
 def test_overlapping_renders_still_collect_every_max_pause(monkeypatch):
-    from timeline_app.services import render
-
     now = [100.0]
     collections = []
     monkeypatch.setattr(render, "_clock", lambda: now[0])
     monkeypatch.setattr(render.gc, "collect", lambda *args: collections.append(args))
-    inside, release = threading.Event(), threading.Event()
-
-    def long_render():
+    with _render_on_another_thread():
         with collector_paused():
-            inside.set()
-            release.wait(5)
-
-    thread = threading.Thread(target=long_render)
-    thread.start()
-    inside.wait(5)
-    with collector_paused():
-        now[0] += render.MAX_PAUSE_SECONDS  # not yet over
-    assert collections == []
-    with collector_paused():
-        now[0] += 0.5
-    assert collections == [()]  # over: one full collection, the pause goes on
-    assert not gc.isenabled()
-    with collector_paused():
-        now[0] += 0.5
-    assert collections == [()]  # the clock restarted at that collection
-    release.set()
-    thread.join(5)
+            now[0] += render.MAX_PAUSE_SECONDS  # not yet over
+        assert collections == []
+        with collector_paused():
+            now[0] += 0.5
+        assert collections == [()]  # over: one full collection, the pause goes on
+        assert not gc.isenabled()
+        with collector_paused():
+            now[0] += 0.5
+        assert collections == [()]  # the clock restarted at that collection
     assert gc.isenabled()
