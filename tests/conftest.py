@@ -28,14 +28,22 @@ def _database_is_the_real_one(django_db_setup, django_db_blocker):
             print(f"\nDatabase: {cursor.fetchone()[0]}")
 
 
+DB_FIXTURES = frozenset({"db", "transactional_db", "django_db_reset_sequences", "live_server"})
+
+
+def _needs_db(item) -> bool:
+    """A test that can reach the database: marked ``django_db`` or using a fixture that needs it
+    (``fixturenames`` includes what the test's fixtures depend on)."""
+    return item.get_closest_marker("django_db") is not None or bool(
+        DB_FIXTURES & set(getattr(item, "fixturenames", ()))
+    )
+
+
 @pytest.fixture(autouse=True)
 def _fresh_cache(request):
     """Throttle counters live in the shared cache (the database cache unless CACHE_URL is set):
     every test that can reach the database starts with none."""
-    uses_db = request.node.get_closest_marker("django_db") is not None or bool(
-        {"db", "transactional_db", "django_db_reset_sequences", "live_server"} & set(request.fixturenames)
-    )
-    if uses_db:
+    if _needs_db(request.node):
         request.getfixturevalue("_django_db_helper")
         from django.core.cache import cache
 
@@ -113,11 +121,4 @@ def pytest_collection_modifyitems(config, items):
     catches is killed in milliseconds instead of after every API test that reaches it."""
     if "MUTANT_UNDER_TEST" not in os.environ:
         return
-
-    def needs_db(item) -> bool:
-        fixtures = set(getattr(item, "fixturenames", ()))
-        return item.get_closest_marker("django_db") is not None or bool(
-            {"db", "transactional_db", "client", "live_server"} & fixtures
-        )
-
-    items.sort(key=needs_db)
+    items.sort(key=_needs_db)
