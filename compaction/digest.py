@@ -115,17 +115,6 @@ def read_digest(value: Any) -> Digest:
     )
 
 
-def empty_digest() -> dict[str, Any]:
-    return {
-        "artifacts": [],
-        "tool_outputs": {},
-        "memsearch": [],
-        "hidden": [],
-        "tool_call_ids": [],
-        "paths": [],
-    }
-
-
 def build_digest(blocks: Sequence[Block], previous: dict[str, Any] | None = None) -> dict[str, Any]:
     """Digest of the compacted ``blocks``, merged with the ``previous`` summary's digest.
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 
-from compaction.digest import Digest, build_digest, empty_digest, read_digest
+from compaction.digest import Digest, build_digest, read_digest
 from timeline_app.rendering.blocks import (
     ASSISTANT_COMPLETION,
     TOOL_CALL,
@@ -205,15 +206,7 @@ def test_read_digest_reads_every_field_and_drops_entries_of_the_wrong_type() -> 
         tool_call_ids=["tc_1"],
         paths=["ar:t1.user.prompt"],
     )
-    assert read_digest(None) == read_digest({"tool_outputs": []}) == read_digest(empty_digest()) == Digest()
-    assert empty_digest() == {
-        "artifacts": [],
-        "tool_outputs": {},
-        "memsearch": [],
-        "hidden": [],
-        "tool_call_ids": [],
-        "paths": [],
-    }
+    assert read_digest(None) == read_digest({"tool_outputs": []}) == read_digest(asdict(Digest())) == Digest()
 
 
 def test_merging_a_previous_digest_dedupes_each_section_by_its_whole_key() -> None:
