@@ -15,11 +15,22 @@ from timeline_app.services.blocks import blocks_append
 from timeline_app.services.conversations import conversation_create
 
 
-def median_seconds(action: Callable[[], object], *, repeat: int, warmup: int = 3) -> float:
+def median_seconds(
+    action: Callable[[], object],
+    *,
+    repeat: int,
+    warmup: int = 3,
+    setup: Callable[[], object] | None = None,
+) -> float:
+    """The median wall time of ``action``; ``setup`` runs before each call, untimed."""
     for _ in range(warmup):
+        if setup is not None:
+            setup()
         action()
     samples = []
     for _ in range(repeat):
+        if setup is not None:
+            setup()
         start = time.perf_counter()
         action()
         samples.append(time.perf_counter() - start)
