@@ -8,8 +8,15 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from timeline_app.rendering.blocks import NOTES, TOOL_RESULT, Block
+from timeline_app.rendering.costs import hidden_tokens
 from timeline_app.rendering.settings import RenderSettings
-from timeline_app.rendering.ttl import BULKY_TOKENS, is_prunable, plan_ttl_pruning, replacement_text_for
+from timeline_app.rendering.ttl import (
+    BULKY_TOKENS,
+    is_prunable,
+    plan_ttl_pruning,
+    replacement_text_for,
+    ttl_replacement_tokens,
+)
 
 from .builders import Stream
 
@@ -118,3 +125,41 @@ def test_keeping_zero_recent_turns_prunes_every_turn() -> None:
         s.blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(ttl_keep_recent_turns=0)
     )
     assert _turn_ids_hidden(s, decision) == ["turn_1", "turn_2"]
+
+
+def _one_pruned_result(**kw) -> tuple[Stream, Block]:
+    s = Stream()
+    s.header("t0")
+    result = s.add(TOOL_RESULT, "t0", text="line one\nline two", path="tc:t0.tc_1.result", **kw)
+    s.turn("t1")
+    return s, result
+
+
+def test_pruning_takes_the_replacement_tokens_stored_with_the_block() -> None:
+    s, _ = _one_pruned_result(replacement_tokens=777)
+    decision = plan_ttl_pruning(
+        s.blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(ttl_keep_recent_turns=1)
+    )
+    (hide,) = decision.hides
+    assert hide.replacement_tokens == 777
+
+
+def test_pruning_counts_the_replacement_tokens_when_none_are_stored() -> None:
+    s, result = _one_pruned_result()
+    (hide,) = plan_ttl_pruning(
+        s.blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(ttl_keep_recent_turns=1)
+    ).hides
+    expected = hidden_tokens(result, replacement_text_for(result))
+    assert expected > 0 and hide.replacement_tokens == expected
+    assert ttl_replacement_tokens(result) == expected
+
+
+def test_no_stored_replacement_tokens_for_blocks_pruning_never_hides_or_without_a_path() -> None:
+    s = Stream()
+    s.header("t0")
+    notes = s.add(NOTES, "t0", text="small notes", tokens=10, path="ar:t0.react.notes.tc_1")
+    bulky = s.add(NOTES, "t0", text="bulky notes", tokens=BULKY_TOKENS + 1, path="ar:t0.react.notes.tc_2")
+    no_path = s.add(TOOL_RESULT, "t0", text="result")
+    assert ttl_replacement_tokens(notes) == 0
+    assert ttl_replacement_tokens(no_path) == 0
+    assert ttl_replacement_tokens(bulky) == hidden_tokens(bulky, replacement_text_for(bulky)) > 0

@@ -6,6 +6,7 @@ insert and hide, so no write path has to. It is not a model field (SQLite, the e
 tsvector and searches with LIKE); on SQLite this migration does nothing. The text is cut at 100,000
 characters and the replacement text at 20,000, which keeps every vector far below PostgreSQL's
 1 MB tsvector limit: a block of 1,000,000 characters of distinct words still stores.
+Migration 0008 takes the replacement text out of the vector (a hide then re-indexes nothing).
 """
 
 from django.db import migrations

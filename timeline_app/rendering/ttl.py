@@ -66,6 +66,18 @@ def is_prunable(block: Block) -> bool:
     return block.type == TOOL_RESULT or block.is_binary or block.tokens > BULKY_TOKENS
 
 
+def ttl_replacement_tokens(block: Block) -> int:
+    """What ``block`` will cost once TTL pruning hides it, or 0 when that is not known yet.
+
+    Computed when a block is written and kept as its ``replacement_tokens`` while it is visible,
+    so the first render after the TTL, which hides thousands of blocks at once, tokenizes none of
+    them (issue 13). 0 for a block pruning never hides, and for one without a path (its
+    replacement names it by seq, which it has only once stored): pruning counts those itself."""
+    if not block.path or not is_prunable(block):
+        return 0
+    return hidden_tokens(block, replacement_text_for(block))
+
+
 def plan_ttl_pruning(
     blocks: Sequence[Block], *, now: datetime, last_touch: datetime | None, settings: RenderSettings
 ) -> TtlDecision:
@@ -96,7 +108,7 @@ def plan_ttl_pruning(
                 path=block.path,
                 replacement_text=text,
                 reason=TTL_REASON,
-                replacement_tokens=hidden_tokens(block, text),
+                replacement_tokens=block.replacement_tokens or hidden_tokens(block, text),
             )
         )
     return TtlDecision("pruned" if hides else "no_effect", tuple(hides))

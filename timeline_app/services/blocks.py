@@ -19,6 +19,7 @@ from timeline_app.rendering.contributions import NewAttachment, NewBlock, defaul
 from timeline_app.rendering.costs import block_tokens
 from timeline_app.rendering.message_validation import message_block_problems
 from timeline_app.rendering.times import iso_utc
+from timeline_app.rendering.ttl import ttl_replacement_tokens
 
 ReplayCheck = Callable[[Block, Block], dict[str, str]]
 """``(stored, new)`` of one client id → what differs (``details`` of a 409); empty when the same."""
@@ -78,6 +79,8 @@ def blocks_append(
         )
         if row.client_id not in known:
             row.tokens = block_tokens(row.to_value())
+            # With its tokens (pruning hides bulky blocks): what it costs once TTL-pruned.
+            row.replacement_tokens = ttl_replacement_tokens(row.to_value())
         prepared.append(row)
 
     with transaction.atomic(durable=True):

@@ -21,6 +21,7 @@ from timeline_app.rendering import blocks as b
 from timeline_app.rendering.costs import block_tokens, hidden_tokens
 from timeline_app.rendering.message_validation import message_block_problems
 from timeline_app.rendering.times import iso_utc, parse_iso
+from timeline_app.rendering.ttl import ttl_replacement_tokens
 from timeline_app.services.conversations import conversation_create
 
 VERSION = 1
@@ -178,9 +179,11 @@ def _block_row(timeline: Timeline, item: dict[str, Any]) -> Block:
         replacement_text=item["replacement_text"],
         hidden_reason=item["hidden_reason"],
     )
-    value = row.to_value()
-    row.tokens = block_tokens(value)
-    row.replacement_tokens = hidden_tokens(value, row.replacement_text) if row.hidden else 0
+    row.tokens = block_tokens(row.to_value())
+    value = row.to_value()  # with its tokens: pruning hides bulky blocks
+    row.replacement_tokens = (
+        hidden_tokens(value, row.replacement_text) if row.hidden else ttl_replacement_tokens(value)
+    )
     return row
 
 
