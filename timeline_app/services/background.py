@@ -8,17 +8,20 @@ registered name in Celery's registry, which keeps eager mode working (``send_tas
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from celery import current_app
 from django.conf import settings as django_settings
+from django.core.cache import cache
 from django.db.models import Exists, OuterRef
 
+from compaction.planner import needs_compaction
 from compaction.strategies import SUMMARIZE
 from timeline_app import selectors
 from timeline_app.models import Compaction, Timeline
+from timeline_app.rendering.blocks import Block as BlockValue
 from timeline_app.rendering.settings import RenderSettings, SettingsError, resolve_settings
 from timeline_app.selectors.contexts import effective_strategy
 from timeline_app.services.compaction import CompactionOutcome, compaction_run
@@ -124,6 +127,37 @@ def compaction_sweep(
 
 
 COMPACT_TASK = "compaction.tasks.compact_timeline"
+NUDGE_SECONDS = 30
+"""At most one render-queued compaction per timeline in this many seconds (and its queue expiry)."""
+
+
+def compaction_nudge(*, timeline: Timeline, window: Sequence[BlockValue], settings: RenderSettings) -> bool:
+    """Queue a background compaction now when a render finds its window past the soft threshold.
+
+    The beat sweep finds such timelines only every ``TIMELINE_SWEEP_INTERVAL_SECONDS``; an agent
+    that appends fast can go from the soft to the hard threshold in between and then wait for a
+    summary inside its render (the load bench saw 6 of 16,000 with a 5 s sweep). At most one per
+    timeline per ``NUDGE_SECONDS``, decided by an atomic cache add shared by every process. Not
+    with eager tasks (the embedded mode: the compaction would run inside the render), and a
+    broker that cannot take the task costs the render nothing but a log line: the sweep and the
+    hard threshold remain. Returns whether a task was queued.
+    """
+    if django_settings.CELERY_TASK_ALWAYS_EAGER:
+        return False
+    soft = background_settings(settings, soft_threshold=django_settings.TIMELINE_SOFT_THRESHOLD)
+    if not needs_compaction(window, system_tokens=0, settings=soft) or not _summarizes(timeline):
+        return False
+    if not cache.add(f"compaction-nudge:{timeline.pk}", 1, timeout=NUDGE_SECONDS):
+        return False
+    task = current_app.tasks[COMPACT_TASK]
+    try:
+        task.apply_async(
+            args=(timeline.pk, Compaction.Trigger.BACKGROUND, False), expires=NUDGE_SECONDS, retry=False
+        )
+    except Exception:  # the broker is down: the render goes on, the sweep will find the timeline
+        logger.warning("compaction nudge for timeline %s not queued", timeline.pk, exc_info=True)
+        return False
+    return True
 
 
 def compaction_enqueue(

@@ -32,6 +32,7 @@ from timeline_app.rendering.prefix import CacheReport, explain_cache
 from timeline_app.rendering.settings import RenderSettings, resolve_settings
 from timeline_app.rendering.ttl import TtlDecision, apply_hides, plan_ttl_pruning
 from timeline_app.selectors.contexts import strategy_window
+from timeline_app.services.background import compaction_nudge
 from timeline_app.services.compaction import CompactionOutcome, compaction_run
 from timeline_app.services.hiding import hides_store
 from timeline_app.services.render_history import render_record
@@ -160,6 +161,8 @@ def timeline_render(
     window = apply_hides(window, decision.hides)
 
     wanted = force_sanitize or needs_compaction(window, system_tokens=system_tokens, settings=settings)
+    if not wanted and not dry_run:
+        compaction_nudge(timeline=timeline, window=window, settings=settings)
     compaction: CompactionOutcome | None = None
     if wanted:
         window, compaction = _compact(

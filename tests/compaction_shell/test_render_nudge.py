@@ -1,0 +1,86 @@
+"""A render that finds its window past the soft threshold queues a background compaction at once
+(services.background.compaction_nudge), once per timeline per NUDGE_SECONDS; the sweep remains.
+The broker is the boundary: the compact task's ``apply_async`` is replaced by a recorder."""
+
+from __future__ import annotations
+
+import pytest
+from celery import current_app
+
+from timeline_app import selectors
+from timeline_app.models import Compaction
+from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.services.background import COMPACT_TASK, NUDGE_SECONDS
+from timeline_app.services.render import timeline_render
+
+from .helpers import fill_to, make_timeline
+
+pytestmark = pytest.mark.django_db
+OPTIONS = RenderOptions(format="anthropic")
+
+
+@pytest.fixture
+def queued(monkeypatch, settings) -> list[tuple]:
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    calls: list[tuple] = []
+    task = current_app.tasks[COMPACT_TASK]
+    monkeypatch.setattr(task, "apply_async", lambda args, **kw: calls.append((args, kw)))
+    return calls
+
+
+def test_a_render_past_the_soft_threshold_queues_one_background_compaction(queued):
+    timeline = make_timeline(public_id="busy")
+    fill_to(timeline, 3_800, 4_400)  # past 0.75 x 5,000, below 0.9 x 5,000
+    outcome = timeline_render(timeline=timeline, options=OPTIONS)
+    assert outcome.compaction is None  # nothing compacted inline
+    assert queued == [
+        ((timeline.pk, Compaction.Trigger.BACKGROUND, False), {"expires": NUDGE_SECONDS, "retry": False})
+    ]
+    timeline_render(timeline=timeline, options=OPTIONS)
+    assert len(queued) == 1  # the next renders within NUDGE_SECONDS queue nothing more
+
+
+def test_each_timeline_is_nudged_for_itself(queued):
+    first, second = make_timeline(public_id="first"), make_timeline(public_id="second")
+    for timeline in (first, second):
+        fill_to(timeline, 3_800, 4_400)
+        timeline_render(timeline=timeline, options=OPTIONS)
+    assert [args[0] for args, _ in queued] == [first.pk, second.pk]
+
+
+def test_no_nudge_below_the_soft_threshold_in_a_dry_run_or_past_the_hard_one(queued):
+    below = make_timeline(public_id="below")
+    fill_to(below, 3_000, 3_700)
+    timeline_render(timeline=below, options=OPTIONS)
+    busy = make_timeline(public_id="preview")
+    fill_to(busy, 3_800, 4_400)
+    timeline_render(timeline=busy, options=OPTIONS, dry_run=True)
+    assert queued == []
+    full = make_timeline(public_id="full")
+    fill_to(full, 4_600, 5_500)
+    outcome = timeline_render(timeline=full, options=OPTIONS)
+    assert outcome.compaction is not None  # compacted inline: nothing left to queue
+    assert queued == []
+
+
+def test_no_nudge_with_eager_tasks(queued, settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = True  # the embedded mode: it would run inside the render
+    timeline = make_timeline(public_id="embedded")
+    fill_to(timeline, 3_800, 4_400)
+    timeline_render(timeline=timeline, options=OPTIONS)
+    assert queued == []
+
+
+def test_a_broker_that_refuses_the_task_costs_the_render_nothing(monkeypatch, settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    task = current_app.tasks[COMPACT_TASK]
+
+    def down(*args, **kw):
+        raise ConnectionRefusedError("redis is down")
+
+    monkeypatch.setattr(task, "apply_async", down)
+    timeline = make_timeline(public_id="nobroker")
+    fill_to(timeline, 3_800, 4_400)
+    outcome = timeline_render(timeline=timeline, options=OPTIONS)
+    assert outcome.rendered.blocks and outcome.compaction is None
+    assert selectors.visible_window(timeline=timeline)
