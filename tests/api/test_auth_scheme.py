@@ -44,7 +44,7 @@ def test_the_bare_key_without_a_scheme_is_401(owner, conversation):
 
 def test_a_wrong_scheme_error_names_the_expected_header(owner, conversation):
     body = _get(f"Token {owner.raw_key}").json()["error"]
-    assert "Bearer <api key>" in body["message"]
+    assert body["message"] == "use 'Authorization: Bearer <api key>'"
 
 
 def test_two_spaces_after_bearer_still_authenticate(owner, conversation):
