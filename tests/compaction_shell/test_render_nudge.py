@@ -11,7 +11,8 @@ from timeline_app import selectors
 from timeline_app.models import Compaction
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.services.background import COMPACT_TASK, NUDGE_SECONDS
-from timeline_app.services.render import timeline_render
+from timeline_app.services.compaction import compaction_run
+from timeline_app.services.render import timeline_render, timeline_settings
 
 from .helpers import fill_to, make_timeline
 
@@ -84,3 +85,18 @@ def test_a_broker_that_refuses_the_task_costs_the_render_nothing(monkeypatch, se
     outcome = timeline_render(timeline=timeline, options=OPTIONS)
     assert outcome.rendered.blocks and outcome.compaction is None
     assert selectors.visible_window(timeline=timeline)
+
+
+def test_a_timeline_that_fills_up_again_after_a_compaction_is_nudged_again_at_once(queued):
+    # Within NUDGE_SECONDS of the first nudge: the dedupe is per compaction state, not per timeline.
+    timeline = make_timeline(public_id="refill")
+    fill_to(timeline, 3_800, 4_400)
+    timeline_render(timeline=timeline, options=OPTIONS)
+    assert len(queued) == 1
+    outcome = compaction_run(
+        timeline=timeline, settings=timeline_settings(timeline=timeline), trigger="background", force=True
+    )
+    assert outcome.status == Compaction.Outcome.APPLIED
+    fill_to(timeline, 3_800, 4_400)
+    timeline_render(timeline=timeline, options=OPTIONS)
+    assert len(queued) == 2

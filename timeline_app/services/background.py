@@ -21,6 +21,7 @@ from compaction.planner import needs_compaction
 from compaction.strategies import SUMMARIZE
 from timeline_app import selectors
 from timeline_app.models import Compaction, Timeline
+from timeline_app.rendering.blocks import SUMMARY
 from timeline_app.rendering.blocks import Block as BlockValue
 from timeline_app.rendering.settings import RenderSettings, SettingsError, resolve_settings
 from timeline_app.selectors.contexts import effective_strategy
@@ -137,7 +138,8 @@ def compaction_nudge(*, timeline: Timeline, window: Sequence[BlockValue], settin
     The beat sweep finds such timelines only every ``TIMELINE_SWEEP_INTERVAL_SECONDS``; an agent
     that appends fast can go from the soft to the hard threshold in between and then wait for a
     summary inside its render (the load bench saw 6 of 16,000 with a 5 s sweep). At most one per
-    timeline per ``NUDGE_SECONDS``, decided by an atomic cache add shared by every process. Not
+    timeline and latest summary per ``NUDGE_SECONDS``, decided by an atomic cache add shared by
+    every process. Not
     with eager tasks (the embedded mode: the compaction would run inside the render), and a
     broker that cannot take the task costs the render nothing but a log line: the sweep and the
     hard threshold remain. Returns whether a task was queued.
@@ -147,7 +149,10 @@ def compaction_nudge(*, timeline: Timeline, window: Sequence[BlockValue], settin
     soft = background_settings(settings, soft_threshold=django_settings.TIMELINE_SOFT_THRESHOLD)
     if not needs_compaction(window, system_tokens=0, settings=soft) or not _summarizes(timeline):
         return False
-    if not cache.add(f"compaction-nudge:{timeline.pk}", 1, timeout=NUDGE_SECONDS):
+    # Once per compaction state: a summary applied since makes a new key, so a timeline that fills
+    # up again soon after a compaction is nudged again at once.
+    summary_seq = window[0].seq if window and window[0].type == SUMMARY else 0
+    if not cache.add(f"compaction-nudge:{timeline.pk}:{summary_seq}", 1, timeout=NUDGE_SECONDS):
         return False
     task = current_app.tasks[COMPACT_TASK]
     try:
