@@ -76,3 +76,17 @@ def test_only_hide_fields_change_through_with_hide_state() -> None:
     hidden = block.with_hide_state(hidden=True, replacement_text="[gone]")
     assert hidden.hidden and hidden.replacement_text == "[gone]" and hidden.text == "a note"
     assert not block.hidden
+
+
+def test_base64_wrapped_in_lines_still_counts_its_pages() -> None:
+    # Clients send MIME-style base64 (a newline every 76 characters): decoded leniently.
+    pdf = base64.encodebytes(b"%PDF-1.4 " + b"x" * 200 + b" /Type /Page /Type /Page /Type /Page").decode()
+    assert "\n" in pdf.strip()
+    assert count_binary_tokens(mime="application/pdf", data_b64=pdf) == 3 * DOCUMENT_TOKENS_PER_PAGE
+
+
+def test_an_anthropic_part_carries_its_binary_unless_asked_not_to() -> None:
+    image = Part(kind="image", mime="image/png", data="iVBORw==", placeholder="<image>")
+    source = {"type": "base64", "media_type": "image/png", "data": "iVBORw=="}
+    assert anthropic_part(image) == {"type": "image", "source": source}
+    assert anthropic_part(image, binary=False) == {"type": "text", "text": "<image>"}

@@ -86,3 +86,9 @@ def test_every_problem_is_reported_at_once_and_nothing_else() -> None:
     }
     with pytest.raises(SettingsError, match="color: unknown setting"):
         validate_overrides({"color": 1})
+
+
+def test_a_null_keep_recent_tokens_does_not_end_the_checks() -> None:
+    assert problems({"keep_recent_tokens": None, "max_tokens": 5}) == {
+        "max_tokens": "must be between 1000 and 1e+07"
+    }
