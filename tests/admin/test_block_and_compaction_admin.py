@@ -123,3 +123,15 @@ def test_block_with_binary_payload_shows_its_size_not_its_bytes(support, compact
     block = Block.objects.get(timeline=timeline, path="fi:turn_pdf.user.attachments/menu.pdf")
     html = support.get(urls.change("block", block.pk)).content.decode()
     assert "17 bytes (application/pdf)" in html and "%PDF" not in html
+
+
+@pytest.mark.django_db
+def test_a_block_page_says_what_replacement_tokens_mean_for_a_visible_block(support, compacted):
+    _, timeline = compacted
+    result = Block.objects.filter(timeline=timeline, type="react.tool.result", hidden=False).first()
+    assert result is not None and result.replacement_tokens > 0  # stored at write: its TTL cost
+    page = support.get(urls.change("block", result.pk)).content.decode()
+    assert f"{result.replacement_tokens} once pruned after the cache TTL (visible now)" in page
+    Block.objects.filter(pk=result.pk).update(hidden=True, replacement_text="[gone]", hidden_reason="manual")
+    page = support.get(urls.change("block", result.pk)).content.decode()
+    assert "once pruned after the cache TTL" not in page

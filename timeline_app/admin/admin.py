@@ -173,7 +173,7 @@ class BlockAdmin(ReadOnlyAdmin):
         "tokens",
         "hidden_display",
         "replacement_text",
-        "replacement_tokens",
+        "replacement_tokens_display",
         "client_id",
         "created_display",
         "text_display",
@@ -195,6 +195,15 @@ class BlockAdmin(ReadOnlyAdmin):
     @admin.display(description="hidden", ordering="hidden")
     def hidden_display(self, obj: Block) -> str:
         return display.hidden_label(hidden=obj.hidden, reason=obj.hidden_reason)
+
+    @admin.display(description="replacement tokens")
+    def replacement_tokens_display(self, obj: Block) -> str:
+        """What the block costs hidden; a visible block keeps what the TTL replacement will cost."""
+        if obj.hidden:
+            return str(obj.replacement_tokens)
+        if obj.replacement_tokens:
+            return f"{obj.replacement_tokens} once pruned after the cache TTL (visible now)"
+        return display.NOTHING
 
     @admin.display(description="time (client)")
     def ts_display(self, obj: Block) -> str:
