@@ -191,15 +191,17 @@ def _check_tool_calls(calls: Any, where: str, errors: _Errors) -> None:
             errors.add(f"{at}.function.arguments", "required: the arguments as a JSON string")
 
 
-def _check_message(message: Any, where: str, errors: _Errors) -> None:
+def _check_message(message: Any, where: str, errors: _Errors, *, stored: bool = False) -> None:
+    """``stored``: the form a block keeps in ``meta.openai_message``, whose id and time live in
+    ``meta.message_id`` / ``meta.timestamp`` (the OpenAI format renders the message as stored)."""
     if not isinstance(message, dict):
         errors.add(where, "a message is an object")
         return
     role = message.get("role")
-    if role not in _ALLOWED_KEYS:
+    if not isinstance(role, str) or role not in _ALLOWED_KEYS:  # a list or object is unhashable
         errors.add(f"{where}.role", "must be one of user, assistant, tool, system")
         return
-    _exact_keys(message, _ALLOWED_KEYS[role] | set(ADDED_FIELDS), where, errors)
+    _exact_keys(message, _ALLOWED_KEYS[role] | (set() if stored else set(ADDED_FIELDS)), where, errors)
     if "content" not in message and role != "assistant":
         errors.add(f"{where}.content", "required")
     else:
@@ -296,7 +298,7 @@ def message_block_problems(
     if not isinstance(message, dict):
         errors.add(f"{where}.openai_message", f"required for a {type} block: the OpenAI message it stores")
         return errors.details
-    _check_message(message, f"{where}.openai_message", errors)
+    _check_message(message, f"{where}.openai_message", errors, stored=True)
     if role_of_type is not None:
         assert isinstance(meta, dict)
         if message.get("role") != role_of_type:
