@@ -185,11 +185,24 @@ def test_anonymous_is_sent_to_the_login_page(client, objects):
 
 
 @pytest.mark.django_db
-def test_staff_without_any_group_cannot_open_conversations(objects, django_user_model):
+def test_staff_without_any_group_signs_in_to_an_empty_index_and_every_page_is_refused(
+    objects, django_user_model
+):
+    """What docs/admin.md says (issue 20, point 12b): the index opens (200) and says there is
+    nothing to view; every model list and object page, the preview, compact and export are 403;
+    an app index is a 404; the user may still change their own password."""
     user = django_user_model.objects.create_user(username="nobody", password="x", is_staff=True)
     client = Client()
     client.force_login(user)
-    conversation = objects[0]
-    assert client.get(urls.changelist("conversation")).status_code == 403
-    assert client.get(urls.conversation(conversation.pk)).status_code == 403
-    assert client.get(urls.render_preview(conversation.pk)).status_code == 403
+    conversation, timeline, _, _ = objects
+    before = _state(timeline)
+    index = client.get("/admin/")
+    assert index.status_code == 200
+    assert "have permission to view or edit anything" in index.content.decode()
+    for url in [*_pages(objects)[1:], urls.changelist("apikey"), "/admin/auth/user/"]:
+        assert client.get(url).status_code == 403, url
+    assert client.get(urls.export(conversation.pk)).status_code == 403
+    assert client.post(urls.compact(conversation.pk), {"context": "main"}).status_code == 403
+    assert client.get("/admin/timeline_app/").status_code == 404
+    assert client.get("/admin/password_change/").status_code == 200
+    assert _state(timeline) == before
