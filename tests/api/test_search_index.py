@@ -78,3 +78,50 @@ def test_search_finds_hidden_blocks_by_their_own_text_not_their_replacement(owne
         (hit,) = owner.get(f"{C}/c1/search/", q=word).json()["results"]
         assert hit["path"] == "ar:orchid.note" and hit["hidden"] is True
     assert owner.get(f"{C}/c1/search/", q="tulip").json()["results"] == []
+
+
+@postgres_only
+@pytest.mark.parametrize(
+    "query",
+    [
+        "-harbour -lights",
+        "-harbour",
+        "--harbour",
+        '-"harbour lights"',
+        "zebra or -harbour",
+        "-zebra or harbour",
+    ],
+)
+def test_a_search_with_no_word_that_must_occur_is_a_400(owner, conversation, query):
+    """Issue 20, point 8: only negated words matched (and ranked) every block: the GIN index cannot
+    narrow ``!a & !b``, so PostgreSQL read the whole timeline (3.4 s on 73 million characters)."""
+    add_notes(owner, ["harbour lights", "the zebra invoice"])
+    error = assert_error(owner.get(f"{C}/c1/search/", q=query), 400)
+    assert "q" in error["details"] and "negated" in error["message"]
+    assert_still_readable(owner, "c1")
+
+
+@postgres_only
+@pytest.mark.parametrize("query", ["!!!", "-", '""', "&|!"])
+def test_a_search_with_no_words_at_all_is_a_400(owner, conversation, query):
+    add_notes(owner, ["harbour lights !!!"])
+    error = assert_error(owner.get(f"{C}/c1/search/", q=query), 400)
+    assert error["details"] == {"q": "no words, only punctuation"}
+
+
+@postgres_only
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [
+        ("harbour -zebra", ["harbour lights"]),
+        ("lights (-zebra)", ["harbour lights"]),
+        ("or", ["this or that"]),  # a lone `or` is a word, not an operator
+        ("the", ["the zebra invoice"]),  # the `simple` configuration has no stop words
+        ('"-zebra"', ["the zebra invoice"]),  # inside quotes a minus is punctuation
+    ],
+)
+def test_a_search_with_a_word_that_must_occur_still_answers(owner, conversation, query, found):
+    add_notes(owner, ["harbour lights", "the zebra invoice", "this or that"])
+    response = owner.get(f"{C}/c1/search/", q=query)
+    assert response.status_code == 200, response.content
+    assert [hit["snippet"] for hit in response.json()["results"]] == found

@@ -304,7 +304,15 @@ class BlocksReadOut(serializers.Serializer[Any]):
 
 
 class SearchQueryIn(serializers.Serializer[Any]):
-    q = StrictCharField(max_length=500, regex=f"[^{PYTHON_WHITESPACE}]", help_text="words to find")
+    q = StrictCharField(
+        max_length=500,
+        regex=f"[^{PYTHON_WHITESPACE}]",
+        help_text=(
+            'words to find (PostgreSQL: web search syntax: `"a phrase"`, `or`, `-word`). A query '
+            "with no word (only punctuation) or no word that must occur (only negated words, or an "
+            "`or` with a negated side) is a 400: it would read every block"
+        ),
+    )
 
 
 class SearchHitOut(serializers.Serializer[Any]):

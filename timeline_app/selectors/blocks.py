@@ -133,18 +133,45 @@ SEARCH_VECTOR = RawSQL('"timeline_app_block"."search_vector"', [], output_field=
 """The stored, GIN-indexed ``tsvector`` of a block on PostgreSQL (migration 0004)."""
 
 
+def _check_tsquery(query: str) -> None:
+    """A query the GIN index can answer, or InvalidInput (400).
+
+    ``numnode`` 0: nothing to search for (only punctuation or quotes: ``!!!``, ``-``). ``querytree``
+    ``T``: no word that must occur (only negated words, ``-foo -bar``, or an ``or`` with a negated
+    side, ``foo or -bar``): the index cannot narrow it, so PostgreSQL would read and rank every block
+    of the timeline (3.4 s on a 73-million-character conversation, against 0.01-0.5 s for a search).
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT numnode(q), querytree(q)::text FROM websearch_to_tsquery('simple', %s) AS q", [query]
+        )
+        nodes, tree = cursor.fetchone()
+    if nodes == 0:
+        raise InvalidInput(
+            "the query has no words to search for", details={"q": "no words, only punctuation"}
+        )
+    if tree == "T":
+        raise InvalidInput(
+            "the query needs a word that must occur: only negated words (-foo) would match every block",
+            details={"q": "at least one word that is not negated, on every side of an 'or'"},
+        )
+
+
 def blocks_search(*, timeline: Timeline, query: str, limit: int | None = None) -> list[Block]:
     """Blocks of the timeline matching ``query``, hidden and compacted ones included (``react.memsearch``),
     at most ``limit`` (default ``TIMELINE_MAX_SEARCH_RESULTS``).
 
     PostgreSQL: full-text search (``websearch_to_tsquery``, ``simple`` configuration, ranked) on the
     stored ``search_vector`` column through its GIN index: the matching rows are found in the index
-    and ranked from the stored vector, no text is parsed at query time.
-    SQLite (embedded): every word must occur in the text or the path, case-insensitively.
+    and ranked from the stored vector, no text is parsed at query time. A query the index cannot
+    narrow (no words, or only negated ones) is a 400 (``_check_tsquery``).
+    SQLite (embedded): every word must occur in the text or the path, case-insensitively (a leading
+    ``-`` is part of the word: no operators).
     """
     limit = min(limit or settings.TIMELINE_MAX_SEARCH_RESULTS, settings.TIMELINE_MAX_SEARCH_RESULTS)
     rows = Block.objects.filter(timeline=timeline).defer("data")
     if connection.vendor == "postgresql":
+        _check_tsquery(query)
         search = SearchQuery(query, search_type="websearch", config="simple")
         return list(
             rows.annotate(vector=SEARCH_VECTOR)
