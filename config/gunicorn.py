@@ -34,6 +34,15 @@ access_log_format = '%(h)s "%(m)s %(U)s" %(s)s %(B)s %(D)sus'
 errorlog = "-"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
 forwarded_allow_ips = os.environ.get("GUNICORN_FORWARDED_ALLOW_IPS", "127.0.0.1")
+# gunicorn answers requests over these limits itself, with its own text/html page (414 for the
+# request line, 431 for a header, 400 for too many headers), before Django could answer the
+# error shape. 8190 bytes (gunicorn's largest finite request line, twice its default) holds every
+# request line the API's own limits allow for a search (`q` of 500 characters, percent-encoded
+# UTF-8) and a read by path of 1024 characters up to U+07FF (about 660 characters beyond
+# U+FFFF); README "Production" says what a longer one gets.
+limit_request_line = _int("GUNICORN_LIMIT_REQUEST_LINE", 8190)
+limit_request_fields = _int("GUNICORN_LIMIT_REQUEST_FIELDS", 100)
+limit_request_field_size = _int("GUNICORN_LIMIT_REQUEST_FIELD_SIZE", 8190)
 
 
 def child_exit(server, worker):  # type: ignore[no-untyped-def]
