@@ -166,7 +166,8 @@ def _summary_compaction(payload: dict, **fields) -> None:
     ("case", "change"),
     [
         ("seq at 2^63", lambda p: _set_seq(p, 2**63)),
-        ("seq that leaves no room to append", lambda p: _set_seq(p, 2**63 - 2)),
+        ("seq that leaves no room for next_seq", lambda p: _set_seq(p, 2**63 - 1)),
+        ("view_start_seq past 2^63 - 1", lambda p: p.update(view_start_seq=2**63)),
         ("sid at 2^31", lambda p: _set_sid(p, 2**31)),
         ("sid that leaves no room for a new source", lambda p: _set_sid(p, 2**31 - 1)),
         ("duplicate seq", _dup_seq),
@@ -284,3 +285,39 @@ def test_message_blocks_written_by_the_messages_api_still_branch(owner, conversa
     branched = owner.post(f"{C}/c1/contexts/", {"name": "branch", "branch_from": "work"})
     assert branched.status_code == 201
     assert [m["content"] for m in owner.get(f"{C}/c1/contexts/branch/messages/").json()["messages"]] == ["hi"]
+
+
+@pytest.mark.parametrize("last", [2**53, 2**53 + 1, 2**62, 2**63 - 2])
+def test_an_export_with_seqs_past_2_53_imports_again_equal(owner, conversation, last):
+    """Issue 20, point 12c: seqs were bounded below 2^53 on import, so a conversation imported at
+    2^53 - 1 and appended to (seq 2^53) could not be imported from its own export. Every seq the
+    service can store (up to 2^63 - 2: next_seq must fit its bigint column) now round-trips."""
+    payload = exported_with_sources(owner)
+    first = {**payload, "id": "big"}
+    first["blocks"] = [
+        {**blk, "seq": last - len(payload["blocks"]) + n} for n, blk in enumerate(payload["blocks"], 1)
+    ]
+    assert owner.post(f"{C}/import/", first).status_code == 201
+    exported = owner.get(f"{C}/big/timeline/").json()
+    assert exported["blocks"][-1]["seq"] == last
+    assert owner.post(f"{C}/import/", {**exported, "id": "again"}).status_code == 201
+    again = owner.get(f"{C}/again/timeline/").json()
+    assert [b["seq"] for b in again["blocks"]] == [b["seq"] for b in exported["blocks"]]
+    assert {**again, "ts": "", "conversation_id": ""} == {**exported, "ts": "", "conversation_id": ""}
+    assert_still_readable(owner, "again")
+
+
+def test_a_full_context_refuses_more_blocks_with_a_409_and_still_renders(owner, conversation):
+    payload = exported_with_sources(owner)
+    _set_seq(payload, 2**63 - 3)
+    assert owner.post(f"{C}/import/", {**payload, "id": "copy"}).status_code == 201
+    one = owner.post(f"{C}/copy/blocks/", {"blocks": [{"type": "react.notes", "text": "last"}]})
+    assert one.status_code == 201 and one.json()["blocks"][0]["seq"] == 2**63 - 2
+    before = snapshot()
+    error = assert_error(owner.post(f"{C}/copy/blocks/", {"blocks": [{"type": "react.notes"}]}), 409)
+    assert "full" in error["message"]
+    assert_error(owner.post(f"{C}/copy/messages/", {"messages": [{"role": "user", "content": "x"}]}), 409)
+    assert snapshot() == before
+    compacted = owner.post(f"{C}/copy/compact/", {"force": True, "wait": True})
+    assert compacted.status_code == 200 and compacted.json()["status"] != "applied"
+    assert_still_readable(owner, "copy")

@@ -1,7 +1,8 @@
 """``conv.timeline.v1``: export a context, import one as a new conversation (seed 003).
 
-The import serializers bound every number to what the database stores (seq and view start below
-2^63 − 1, sids and token counts below 2^31), so a bad payload is a 400, never a 500.
+The import serializers bound every number to what the database stores (seqs below 2^63 − 1, so the
+timeline's next seq fits its bigint column; sids and token counts below 2^31), so a bad payload is
+a 400, never a 500.
 """
 
 from __future__ import annotations
@@ -35,8 +36,9 @@ MAX_SEQ = MAX_IMPORT_SEQ - 1
 MAX_INT = 2**31 - 1
 
 
-def _seq(**kwargs: Any) -> StrictIntegerField:
-    return StrictIntegerField(max_value=MAX_SEQ, **kwargs)
+def _seq(*, one_past_the_last: bool = False, **kwargs: Any) -> StrictIntegerField:
+    """A block's seq, or (``one_past_the_last``) a position up to the imported ``next_seq``."""
+    return StrictIntegerField(max_value=MAX_IMPORT_SEQ if one_past_the_last else MAX_SEQ, **kwargs)
 
 
 def _tokens() -> StrictIntegerField:
@@ -60,7 +62,7 @@ class ImportSourceIn(SourceIn):
 
 class ImportCompactionIn(StrictSerializer):
     summary_seq = _seq(min_value=1)
-    first_retained_seq = _seq(min_value=1)
+    first_retained_seq = _seq(one_past_the_last=True, min_value=1)
     covered_from_seq = _seq(required=False, allow_null=True, min_value=0)
     covered_to_seq = _seq(required=False, allow_null=True, min_value=0)
     covered_turn_ids = serializers.ListField(
@@ -86,7 +88,7 @@ class TimelineImportIn(StrictSerializer):
     # The serializer metaclass moves declared fields off the class, so the Field.context property stays.
     context = StrictCharField(required=False)  # type: ignore[assignment]
     settings = SettingsField(required=False, default=dict)
-    view_start_seq = _seq(required=False, min_value=0, default=0)
+    view_start_seq = _seq(one_past_the_last=True, required=False, min_value=0, default=0)
     compaction_strategy = StrategyField(required=False, default=dict)
     blocks = ImportBlockIn(many=True, allow_empty=True)
     sources_pool = ImportSourceIn.many_init(required=False, default=list, max_length=10_000)

@@ -141,6 +141,8 @@ def sources_pool_path(first: int, last: int) -> str:
 
 SOURCES_SELECTOR_PREFIX = "so:sources_pool"
 SOURCES_SELECTOR_MAX_TERMS = 100
+SEQ_LIMIT = 2**63 - 1
+"""The largest ``next_seq`` (a bigint column): a block's seq stays below it, at most 2^63 - 2."""
 SID_MAX = 2**31 - 1
 _SELECTOR = re.compile(r"^so:sources_pool\[([^\[\]]*)\]$")
 _SELECTOR_TERM = re.compile(r"^\s*(\d{1,10})\s*(?:-\s*(\d{1,10})\s*)?$")

@@ -98,6 +98,11 @@ def blocks_append(
             if conflicts:
                 raise Conflict("a block id is stored already with different content", details=conflicts)
         fresh = [row for row in prepared if row.client_id not in existing]
+        if fresh and locked.next_seq + len(fresh) > b.SEQ_LIMIT:
+            raise Conflict(
+                "the context is full: no seq left for these blocks",
+                details={"next_seq": locked.next_seq, "blocks": len(fresh)},
+            )
         for offset, row in enumerate(fresh):
             row.timeline_id = locked.pk
             row.seq = locked.next_seq + offset

@@ -29,6 +29,7 @@ from compaction.planner import CompactionPlan, compaction_is_accepted, plan_comp
 from compaction.summarizers import Summarizer
 from timeline_app import metrics, selectors, signals
 from timeline_app.models import Compaction, Timeline
+from timeline_app.rendering.blocks import SEQ_LIMIT
 from timeline_app.rendering.blocks import Block as BlockValue
 from timeline_app.rendering.settings import RenderSettings
 from timeline_app.services.summarizers import SummaryDraft, configured_summarizer, draft_summary
@@ -46,6 +47,7 @@ _RENDER_TRIGGERS = frozenset({Compaction.Trigger.RENDER, Compaction.Trigger.FORC
 ABANDONED = "abandoned: the process stopped before finishing"
 TAKEN_OVER = "abandoned: taken over by a redelivery of the same task"
 SUPERSEDED = "superseded: the timeline was compacted or cleared meanwhile"
+FULL = "rejected: the context is full (no seq left for a summary block)"
 
 
 @dataclass(frozen=True)
@@ -331,6 +333,9 @@ def _apply(
                 before_tokens=plan.before_tokens,
                 after_tokens=after,
             )
+        if locked.next_seq >= SEQ_LIMIT:  # no seq left for the summary block
+            _store(row, status=Compaction.Status.REJECTED, started=started, after_tokens=after, error=FULL)
+            return CompactionOutcome(status=Compaction.Outcome.REJECTED, compaction_id=row.pk, error=FULL)
         summary.timeline = locked
         summary.seq = locked.next_seq
         summary.save()

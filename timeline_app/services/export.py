@@ -102,9 +102,10 @@ def timeline_export(*, timeline: Timeline, window: str = "all") -> dict[str, Any
     }
 
 
-MAX_IMPORT_SEQ = 2**53
-"""Imported seqs (and the seqs compactions name) stay below this: integers every JSON client reads
-exactly, far below the column's 2^63, so the conversation can always be appended to."""
+MAX_IMPORT_SEQ = b.SEQ_LIMIT
+"""Imported seqs stay below this, like every seq the service writes: the timeline's ``next_seq``
+(one past the last seq) must fit its bigint column, so any stored timeline's export imports again.
+(Seqs past 2^53 need a JSON reader with exact integers, as Python's; JavaScript's rounds them.)"""
 MAX_IMPORT_SID = 2**30
 """Imported sids stay below this (the column holds < 2^31): room for new sources after the import."""
 IMPORT_BATCH = 1000
