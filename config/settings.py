@@ -260,7 +260,8 @@ TIMELINE_MAX_CONTEXTS_PER_CONVERSATION = env.int("TIMELINE_MAX_CONTEXTS_PER_CONV
 TIMELINE_MAX_SEARCH_RESULTS = env.int("TIMELINE_MAX_SEARCH_RESULTS", default=50)
 TIMELINE_MAX_JSON_DEPTH = env.int("TIMELINE_MAX_JSON_DEPTH", default=32)
 
-# /metrics (Prometheus text): open when empty, else only with "Authorization: Bearer <token>".
+# /metrics (Prometheus text): only with "Authorization: Bearer <token>" when set; when empty, open
+# with DEBUG on, else served to direct loopback clients only (403 to any other).
 TIMELINE_METRICS_TOKEN = env.str("TIMELINE_METRICS_TOKEN", default="")
 
 LOGGING = {
