@@ -49,6 +49,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First, so the logged duration is the whole request's (one JSON line per API request).
     "timeline_app.request_log.RequestLogMiddleware",
+    # An unreachable PostgreSQL, Redis or broker answers 503 with Retry-After, not 500.
+    "timeline_app.api.exceptions.DependencyOutageMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
