@@ -49,6 +49,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First, so the logged duration is the whole request's (one JSON line per API request).
     "timeline_app.request_log.RequestLogMiddleware",
+    # An unreachable PostgreSQL, Redis or broker answers 503 with Retry-After, not 500.
+    "timeline_app.api.exceptions.DependencyOutageMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -260,7 +262,8 @@ TIMELINE_MAX_CONTEXTS_PER_CONVERSATION = env.int("TIMELINE_MAX_CONTEXTS_PER_CONV
 TIMELINE_MAX_SEARCH_RESULTS = env.int("TIMELINE_MAX_SEARCH_RESULTS", default=50)
 TIMELINE_MAX_JSON_DEPTH = env.int("TIMELINE_MAX_JSON_DEPTH", default=32)
 
-# /metrics (Prometheus text): open when empty, else only with "Authorization: Bearer <token>".
+# /metrics (Prometheus text): only with "Authorization: Bearer <token>" when set; when empty, open
+# with DEBUG on, else served to direct loopback clients only (403 to any other).
 TIMELINE_METRICS_TOKEN = env.str("TIMELINE_METRICS_TOKEN", default="")
 
 LOGGING = {

@@ -43,16 +43,21 @@ trap cleanup EXIT
 
 echo "== starting PostgreSQL on 127.0.0.1:$PG_PORT and Redis on 127.0.0.1:$REDIS_PORT (data in $WORK)"
 as_pg "$PG_BIN/initdb" -D "$WORK/pg/data" -U postgres --auth=trust -E UTF8 >/dev/null
-as_pg "$PG_BIN/pg_ctl" -D "$WORK/pg/data" -l "$WORK/pg/log" -w \
-  -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $WORK/pg -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
-  start >/dev/null
-redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize yes \
-  --dir "$WORK" --logfile "$WORK/redis.log"
+PG_OPTS="-c listen_addresses=127.0.0.1 -p $PG_PORT -k $WORK/pg -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+as_pg "$PG_BIN/pg_ctl" -D "$WORK/pg/data" -l "$WORK/pg/log" -w -o "$PG_OPTS" start >/dev/null
+REDIS_ARGS="--port $REDIS_PORT --bind 127.0.0.1 --save '' --appendonly no --daemonize yes --dir $WORK --logfile $WORK/redis.log"
+eval redis-server "$REDIS_ARGS"
 
 export DATABASE_URL="postgres://postgres@127.0.0.1:$PG_PORT/timeline"
 export TEST_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
 export TIMELINE_REQUIRE_POSTGRES=1
 export SECRET_KEY=test-secret
+# The chaos test (tests/e2e/test_chaos.py) stops and starts these PostgreSQL and Redis servers
+# itself, the same way as above: pg_ctl (as TIMELINE_TEST_PG_USER when set) and redis-server.
+export TIMELINE_TEST_PG_CTL="$PG_BIN/pg_ctl" TIMELINE_TEST_PGDATA="$WORK/pg/data" TIMELINE_TEST_PG_LOG="$WORK/pg/log"
+export TIMELINE_TEST_PG_OPTS="$PG_OPTS" TIMELINE_TEST_PG_USER=""
+if [ "$(id -u)" = 0 ]; then TIMELINE_TEST_PG_USER=postgres; fi
+export TIMELINE_TEST_REDIS_PORT="$REDIS_PORT" TIMELINE_TEST_REDIS_ARGS="$REDIS_ARGS"
 "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -Atc 'select version()'
 "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U postgres -qc 'create database timeline' >/dev/null
 redis-cli -p "$REDIS_PORT" info server | grep redis_version

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from celery import current_app
 
+from tests.api.outages import UNREACHABLE_REDIS
 from timeline_app import selectors
 from timeline_app.models import Compaction
 from timeline_app.rendering.pipeline import RenderOptions
@@ -100,3 +101,13 @@ def test_a_timeline_that_fills_up_again_after_a_compaction_is_nudged_again_at_on
     fill_to(timeline, 3_800, 4_400)
     timeline_render(timeline=timeline, options=OPTIONS)
     assert len(queued) == 2
+
+
+def test_an_unreachable_cache_costs_the_render_nothing(queued, settings):
+    # Redis (the cache holding the nudge's dedupe key) down: no nudge, no error (issue 20.5).
+    settings.CACHES = {"default": {**UNREACHABLE_REDIS}}
+    timeline = make_timeline(public_id="nocache")
+    fill_to(timeline, 3_800, 4_400)
+    outcome = timeline_render(timeline=timeline, options=OPTIONS)
+    assert outcome.rendered.blocks and outcome.compaction is None
+    assert queued == []

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import pytest
 from django.test import Client, override_settings
+from django.urls import resolve
 from prometheus_client.parser import text_string_to_metric_families
 from rest_framework.throttling import ScopedRateThrottle
 
 from tests.engine.helpers import add_turns
+from timeline_app import metrics
 from timeline_app.models import Timeline
+from timeline_app.request_log import route_template
 
 pytestmark = pytest.mark.django_db
 BASE = "/api/v1/conversations/c1"
@@ -98,3 +101,87 @@ def test_with_a_token_set_metrics_need_exactly_that_bearer_token(header):
 @override_settings(TIMELINE_METRICS_TOKEN="metrics-t0ken")
 def test_with_the_token_metrics_are_served():
     assert "timeline_render_duration_seconds" in str(scrape(HTTP_AUTHORIZATION="Bearer metrics-t0ken"))
+
+
+def http_label_values(samples) -> dict[str, set[str]]:
+    values: dict[str, set[str]] = {"method": set(), "route": set(), "status": set()}
+    for (name, labels), _ in samples.items():
+        if name.startswith("timeline_http_"):
+            for key, value in labels:
+                if key in values:
+                    values[key].add(value)
+    return values
+
+
+def test_invented_methods_add_no_label_values_and_every_label_is_from_the_fixed_set(owner, conversation):
+    anyone = Client()  # before any authentication
+    anyone.generic("BREW", "/api/v1/conversations/c1/")  # the one "other" series it may add
+    owner.client.generic("BREW", "/api/v1/conversations/c1/")
+    owner.get("/api/v1/no/such/route/")
+    before = scrape()
+    size = len(Client().get("/metrics").content)
+
+    for i in range(200):
+        anyone.generic(f"INVENTED{i}", f"/api/v1/conversations/c1/?n={i}")
+        owner.client.generic(f"X{i}", "/api/v1/conversations/c1/")
+    after = scrape()
+
+    assert set(after) == set(before), "no new series, whatever the method"
+    assert len(Client().get("/metrics").content) < size + 1_000, "only the counts' digits grow"
+    other = [
+        after[key] - before[key]
+        for key in after
+        if key[0] == "timeline_http_requests_total" and ("method", "other") in key[1]
+    ]
+    assert sum(other) == 400
+    labels = http_label_values(after)
+    assert labels["method"] <= metrics.HTTP_METHODS | {"other"}
+    assert "other" in labels["method"] and "BREW" not in labels["method"]
+    assert labels["status"] <= metrics.HTTP_STATUSES | {"other"}
+    assert route_template(resolve("/api/v1/conversations/c1/")) in labels["route"]
+    assert all(route.startswith("/api/") or route == "<unmatched>" for route in labels["route"])
+
+
+def test_status_codes_outside_the_registered_set_are_counted_as_other():
+    assert metrics.status_label(200) == "200"
+    assert metrics.status_label(599) == "other"
+    assert metrics.method_label("get") == "other"
+    assert metrics.method_label("PATCH") == "PATCH"
+
+
+@override_settings(DEBUG=False, TIMELINE_METRICS_TOKEN="")
+@pytest.mark.parametrize(
+    ("remote", "headers"),
+    [
+        ("10.1.2.3", {}),
+        ("203.0.113.9", {}),
+        ("127.0.0.1", {"HTTP_X_FORWARDED_FOR": "203.0.113.9"}),  # a proxy on this host, for anyone
+        ("127.0.0.1", {"HTTP_FORWARDED": "for=203.0.113.9"}),
+        ("not-an-address", {}),
+    ],
+)
+def test_in_production_without_a_token_metrics_are_refused_to_other_hosts(remote, headers):
+    response = Client(REMOTE_ADDR=remote).get("/metrics", **headers)
+
+    assert response.status_code == 403
+    assert response.json()["error"]["code"] == "forbidden"
+    assert b"timeline_" not in response.content
+
+
+@override_settings(DEBUG=False, TIMELINE_METRICS_TOKEN="")
+@pytest.mark.parametrize("remote", ["127.0.0.1", "127.0.0.2", "::1"])
+def test_in_production_without_a_token_metrics_are_served_to_this_host(remote):
+    response = Client(REMOTE_ADDR=remote).get("/metrics")
+    assert response.status_code == 200
+    assert b"timeline_" in response.content
+
+
+@override_settings(DEBUG=False, TIMELINE_METRICS_TOKEN="metrics-t0ken")
+def test_in_production_with_a_token_metrics_are_served_anywhere_with_it():
+    response = Client(REMOTE_ADDR="203.0.113.9").get("/metrics", HTTP_AUTHORIZATION="Bearer metrics-t0ken")
+    assert response.status_code == 200
+
+
+@override_settings(DEBUG=True, TIMELINE_METRICS_TOKEN="")
+def test_with_debug_on_metrics_stay_open():
+    assert Client(REMOTE_ADDR="10.1.2.3").get("/metrics").status_code == 200

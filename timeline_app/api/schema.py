@@ -45,6 +45,7 @@ ERRORS: dict[int, str] = {
     409: "Conflict with what is stored (an id taken, a message stored with other content)",
     413: "Request body too large",
     429: "Too many requests",
+    503: "A dependency (PostgreSQL, Redis, the broker) is unreachable: retry after `Retry-After` seconds",
 }
 # Every operation needs a key and addresses the caller's own objects; most also read input.
 COMMON_ERRORS = (400, 401, 404)
@@ -79,8 +80,9 @@ def operation(
     operation_id: str | None = None,
 ) -> Callable[[Any], Any]:
     """``extend_schema`` with the conversation and context path parameters (kept where the path
-    has them) and the error responses ``errors`` in the one error shape (413 too with a body)."""
-    codes = (*errors, 413) if request is not None else tuple(errors)
+    has them) and the error responses ``errors`` in the one error shape (413 too with a body, and
+    503 on every operation: any of them can meet a dependency outage)."""
+    codes = (*errors, 413, 503) if request is not None else (*errors, 503)
     return extend_schema(
         summary=summary,
         request=request,

@@ -49,13 +49,25 @@ def attachment(
 class TimelineClient:
     """Typed access to ``/api/v1``. Every method raises ``TimelineAPIError`` on a 4xx/5xx answer.
 
-    ``context`` selects a named context (``main`` by default) on every per-timeline call.
+    ``context`` selects a named context (``main`` by default) on every per-timeline call. A call
+    that cannot connect or is answered 503 (a dependency of the service down for a moment) is
+    retried up to ``retries`` times with exponential backoff honoring ``Retry-After``, each wait at
+    most ``max_backoff`` seconds (``timeline_app.client.http``); ``retries=0`` turns that off.
     """
 
     def __init__(
-        self, base_url: str, api_key: str, *, timeout: float = 60.0, http_client: httpx.Client | None = None
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        timeout: float = 60.0,
+        http_client: httpx.Client | None = None,
+        retries: int = 5,
+        max_backoff: float = 10.0,
     ):
-        self.transport = Transport(base_url, api_key, timeout=timeout, client=http_client)
+        self.transport = Transport(
+            base_url, api_key, timeout=timeout, client=http_client, retries=retries, max_backoff=max_backoff
+        )
 
     def close(self) -> None:
         self.transport.close()

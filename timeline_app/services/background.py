@@ -141,8 +141,8 @@ def compaction_nudge(*, timeline: Timeline, window: Sequence[BlockValue], settin
     timeline and latest summary per ``NUDGE_SECONDS``, decided by an atomic cache add shared by
     every process. Not
     with eager tasks (the embedded mode: the compaction would run inside the render), and a
-    broker that cannot take the task costs the render nothing but a log line: the sweep and the
-    hard threshold remain. Returns whether a task was queued.
+    broker that cannot take the task or a cache that cannot be reached costs the render nothing
+    but a log line: the sweep and the hard threshold remain. Returns whether a task was queued.
     """
     if django_settings.CELERY_TASK_ALWAYS_EAGER:
         return False
@@ -152,7 +152,14 @@ def compaction_nudge(*, timeline: Timeline, window: Sequence[BlockValue], settin
     # Once per compaction state: a summary applied since makes a new key, so a timeline that fills
     # up again soon after a compaction is nudged again at once.
     summary_seq = window[0].seq if window and window[0].type == SUMMARY else 0
-    if not cache.add(f"compaction-nudge:{timeline.pk}:{summary_seq}", 1, timeout=NUDGE_SECONDS):
+    try:
+        first = cache.add(f"compaction-nudge:{timeline.pk}:{summary_seq}", 1, timeout=NUDGE_SECONDS)
+    except Exception:  # the shared cache (Redis) is down: no nudge, the render goes on
+        logger.warning(
+            "compaction nudge for timeline %s skipped: cache unreachable", timeline.pk, exc_info=True
+        )
+        return False
+    if not first:
         return False
     task = current_app.tasks[COMPACT_TASK]
     try:
