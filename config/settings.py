@@ -6,6 +6,7 @@ Production (``make serve``, ``deploy/``) sets ``DATABASE_URL``, ``CELERY_BROKER_
 ``SECRET_KEY``. Malformed values fail loudly at start.
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -43,6 +44,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "timeline_app",
 ]
 
@@ -59,7 +61,28 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last: turns a locked-out admin login into its 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# Admin login lockout (django-axes, docs/admin.md "Login lockout"): AXES_FAILURE_LIMIT wrong
+# passwords for one username from one client address lock that pair out for AXES_COOLOFF_MINUTES
+# (429, even with the right password); a successful login resets the count. Failures are stored
+# in the database (axes' tables). API keys never pass through Django's authenticate(): the API is
+# not affected.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_ENABLED = env.bool("AXES_ENABLED", default=True)
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_MINUTES = env.int("AXES_COOLOFF_MINUTES", default=15)
+if AXES_FAILURE_LIMIT < 1 or AXES_COOLOFF_MINUTES < 1:
+    raise environ.ImproperlyConfigured("AXES_FAILURE_LIMIT and AXES_COOLOFF_MINUTES must be at least 1")
+AXES_COOLOFF_TIME = timedelta(minutes=AXES_COOLOFF_MINUTES)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "config.login_lockout.client_ip"
 
 ROOT_URLCONF = "config.urls"
 

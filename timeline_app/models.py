@@ -16,6 +16,7 @@ from django.db.models import Case, F, IntegerField, Q, Sum, When
 
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.blocks import Block as BlockValue
+from timeline_app.rendering.messages import POPPED_REASON
 from timeline_app.rendering.prefix import CACHE_REASONS
 
 EFFECTIVE_TOKENS = Case(
@@ -153,10 +154,15 @@ _DATA = VALUE_FIELDS.index("data")
 
 class BlockQuerySet(models.QuerySet["Block"]):
     def window(self, *, timeline: Any, start: Any) -> BlockQuerySet:
-        """The stored blocks of a visible window starting at ``start`` (summaries come separately).
+        """The stored blocks of a visible window starting at ``start`` (summaries come separately;
+        popped messages are in no window).
 
         ``timeline`` and ``start`` are a row and a seq, or ``OuterRef``s inside a subquery."""
-        return self.filter(timeline=timeline, seq__gte=start).exclude(type=b.SUMMARY)
+        return self.filter(timeline=timeline, seq__gte=start).exclude(type=b.SUMMARY).not_popped()
+
+    def not_popped(self) -> BlockQuerySet:
+        """Without the blocks of popped messages (``POST …/messages/pop/``)."""
+        return self.exclude(hidden_reason=POPPED_REASON)
 
     def effective_tokens(self) -> int:
         """Sum of what these blocks cost in a render (hidden ones at their replacement)."""

@@ -16,6 +16,7 @@ from tests.admin.builders import compacted_conversation, contribute_turns, rende
 from timeline_app.admin import charts, pages
 from timeline_app.models import Block, RenderRecord, Tenant, Timeline
 from timeline_app.rendering import blocks as b
+from timeline_app.services.contexts import context_create
 from timeline_app.services.conversations import conversation_create
 
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -196,3 +197,51 @@ def test_a_first_changed_block_without_a_path_links_to_it_by_seq(support, tenant
     assert link is not None
     listing = support.get(link.group(1).replace("&amp;", "&"))
     assert [blk.pk for blk in listing.context["cl"].result_list] == [header.pk]
+
+
+def _plant_renders(timeline: Timeline, *, count: int, day: int) -> list[RenderRecord]:
+    """``count`` renders of ``timeline``, newer than any of the history fixture, with numbers
+    (``77xx`` reused tokens) no real render of the fixture has."""
+    return RenderRecord.objects.bulk_create(
+        RenderRecord(
+            timeline=timeline,
+            rendered_at=START + timedelta(days=day, minutes=n),
+            reason="appended_only",
+            reused_prefix_tokens=7700 + n,
+            prefix_tokens=9900 + n,
+            first_changed_path=f"planted:{day}.{n}",
+            pruning_status="fresh",
+            settings_key="k",
+        )
+        for n in range(count)
+    )
+
+
+@pytest.mark.django_db
+def test_render_table_and_chart_show_only_this_timelines_renders(support, tenant, history):
+    conversation, timeline, _ = history
+    other = conversation_create(tenant=tenant, public_id="other", settings={})
+    other_renders = _plant_renders(Timeline.objects.get(conversation=other), count=5, day=2)
+    branch = context_create(conversation=conversation, name="attempt_a")
+    branch_renders = _plant_renders(branch, count=2, day=3)
+    own = list(RenderRecord.objects.filter(timeline=timeline))
+    assert len(own) == 3
+
+    html = support.get(urls.conversation(conversation.pk)).content.decode()
+    assert html.count('class="tl-render-row"') == 3
+    assert html.count('<g class="tl-render-bar">') == 3
+    for record in own:
+        assert record.rendered_at.strftime("%Y-%m-%d %H:%M:%S UTC") in html
+    for record in [*other_renders, *branch_renders]:
+        assert record.rendered_at.strftime("%Y-%m-%d %H:%M:%S UTC") not in html
+        assert f"{record.reused_prefix_tokens} reused" not in html
+        assert record.first_changed_path not in html
+
+    branch_html = support.get(urls.conversation(conversation.pk, context="attempt_a")).content.decode()
+    assert branch_html.count('class="tl-render-row"') == 2
+    assert branch_html.count('<g class="tl-render-bar">') == 2
+    assert "7700 reused, 2200 new prefix tokens" in branch_html
+    other_html = support.get(urls.conversation(other.pk)).content.decode()
+    assert other_html.count('class="tl-render-row"') == 5
+    assert other_html.count('<g class="tl-render-bar">') == 5
+    assert all(r.rendered_at.strftime("%Y-%m-%d %H:%M:%S UTC") not in other_html for r in own)

@@ -74,3 +74,17 @@ def test_without_the_tls_proxy_switch_check_deploy_names_what_is_missing():
     assert result.returncode != 0
     for check in ("security.W004", "security.W008", "security.W012", "security.W016"):
         assert check in result.stderr
+
+
+def test_the_admin_login_lockout_is_on_under_production_settings_and_a_bad_policy_stops_the_start():
+    script = (
+        "from django.conf import settings; "
+        "print(settings.AXES_ENABLED, settings.AXES_FAILURE_LIMIT, settings.AXES_COOLOFF_TIME)"
+    )
+    result = manage("shell", "-c", script, **PRODUCTION)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[-3:] == ["True", "5", "0:15:00"]
+
+    bad = manage("check", **{**PRODUCTION, "AXES_FAILURE_LIMIT": "0"})
+    assert bad.returncode != 0
+    assert "AXES_FAILURE_LIMIT and AXES_COOLOFF_MINUTES must be at least 1" in bad.stderr

@@ -1,6 +1,7 @@
 """Named contexts and their OpenAI-format messages (seed 004, DESIGN §5): thin views.
 
 * ``GET/POST/DELETE …/{conv}/contexts/{name}/messages/`` (and ``…/{conv}/messages/`` for main)
+* ``POST …/{conv}/contexts/{name}/messages/pop/``
 * ``GET/POST …/{conv}/contexts/``, ``GET/PUT/PATCH …/{conv}/contexts/{name}/``
 * ``GET …/{conv}/full-context/?labels=main,attempt``
 """
@@ -155,6 +156,20 @@ class MessagesView(TenantView):
     def delete(self, request: Request, conv: str, context: str = MAIN) -> Response:
         context_services.context_clear(timeline=self.timeline(request, conv, context))
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MessagePopView(TenantView):
+    """Take the newest message out of a context's view (the Agents SDK's ``pop_item``)."""
+
+    @operation(
+        summary="Pop the newest message out of the context's view (it stays stored); answers it, or none",
+        request=None,
+        responses={200: MessagesOut},
+        errors=(401, 404),
+    )
+    def post(self, request: Request, conv: str, context: str = MAIN) -> Response:
+        popped = message_services.message_pop(timeline=self.timeline(request, conv, context))
+        return Response(MessagesOut({"messages": [popped] if popped is not None else []}).data)
 
 
 class ContextListView(TenantView):

@@ -16,6 +16,7 @@ timeline_patterns = [
     path("sources/", timelines.SourcesView.as_view()),
     path("timeline/", exports.TimelineExportView.as_view()),
     path("messages/", contexts.MessagesView.as_view()),
+    path("messages/pop/", contexts.MessagePopView.as_view()),
 ]
 
 urlpatterns = [

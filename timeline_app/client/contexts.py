@@ -231,6 +231,18 @@ class Context:
                 raise
         self._mirror()
 
+    def pop(self) -> Message | None:
+        """Take the newest message out of the view and return it (None when the view is empty);
+        the service keeps it stored, and the other messages keep their ids and timestamps."""
+        try:
+            body = self._http.request("POST", f"{self.path}/messages/pop/")
+        except TimelineAPIError as exc:
+            if self._not_created(exc):
+                return None
+            raise
+        self._mirror()
+        return Message.from_dict(body["messages"][0]) if body["messages"] else None
+
     def set_strategy(self, name: str = "summarize", **params: Any) -> dict[str, Any]:
         """Set the compaction strategy, e.g. ``set_strategy("truncate_oldest", max_messages=100)``."""
         body = {"compaction_strategy": {"name": name, **params}}

@@ -30,10 +30,11 @@ followed by the retained items (the originals stay stored and readable by path);
 always come back exactly as they were added, and a call is never returned without its output
 (nor an output without its call).
 
-``pop_item`` and ``clear_session`` follow the SDK: ``clear_session`` empties the view (the
-service keeps every message stored, visible to support staff); ``pop_item`` removes the newest
-item from the view by clearing it and appending the others again (same order and timestamps),
-which costs one request per 100 items — the service never deletes a stored message.
+``pop_item`` and ``clear_session`` follow the SDK: ``clear_session`` empties the view and
+``pop_item`` takes the newest item out of it (one request, ``POST …/messages/pop/``; the other
+items are not rewritten and keep their timestamps). The service never deletes a stored message:
+both stay stored, visible to support staff. As with the SDK's own sessions, popping an output
+leaves its call waiting for one (``get_items`` never returns an output without its call).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ ITEM_NAME = "openai_agents_item"
 """``name`` of a stored message whose ``content`` is the exact JSON of an SDK item."""
 
 _PLAIN_ROLES = ("user", "assistant", "system")
+POPPED = "popped"  # the hide reason of a popped message's block
 _ADDED_FIELDS = ("timestamp", "message_id")
 
 
@@ -263,14 +265,13 @@ class TimelineSession:
         self.context.extend(item_to_message(_as_dict(item)) for item in items)
 
     def pop_item_sync(self) -> Any | None:
-        stored = self._stored_messages()
-        if not stored:
-            return None
-        *rest, last = stored
-        self.context.clear()
-        if rest:
-            self.context.extend(rest)  # new message ids, the original timestamps
-        return message_to_item(last)
+        try:
+            popped = self.context.pop()
+        except TimelineAPIError as exc:
+            if _not_found(exc):  # no conversation yet: an empty session
+                return None
+            raise
+        return message_to_item(popped.to_dict()) if popped is not None else None
 
     def get_all_items_sync(self) -> list[Any]:
         return [message_to_item(m) for m in self._stored_messages()]
@@ -291,8 +292,8 @@ class TimelineSession:
         self._conversation_ready = True
 
     def _stored_messages(self) -> list[dict[str, Any]]:
-        """Every message since the context's last clear (whatever its strategy shows), in order,
-        each with its ``timestamp`` and without its ``message_id``."""
+        """Every message since the context's last clear (whatever its strategy shows), popped ones
+        left out, in order, each with its ``timestamp`` and without its ``message_id``."""
         try:
             exported = self.client.export(self.session_id, context=self.context.name)
         except TimelineAPIError as exc:
@@ -304,7 +305,12 @@ class TimelineSession:
         for block in exported["blocks"]:
             meta = block.get("meta") or {}
             message = meta.get("openai_message")
-            if block["seq"] >= start and isinstance(message, dict) and isinstance(meta.get("timestamp"), str):
+            if (
+                block["seq"] >= start
+                and block.get("hidden_reason") != POPPED
+                and isinstance(message, dict)
+                and isinstance(meta.get("timestamp"), str)
+            ):
                 messages.append({**message, "timestamp": meta["timestamp"]})
         return messages
 

@@ -19,6 +19,11 @@ and its results into one cache round) and ``meta.tool_call_ids`` all calls of an
 message. The block's client id is ``msg:<message_id>``, so sending a message again stores
 nothing new. Blocks carry no turn id: TTL pruning never hides a message (a hidden message
 would break the OpenAI rendering of a tool pair).
+
+A pop (``POST …/messages/pop/``) takes the newest message of the view out of it: its block is
+hidden with the reason :data:`POPPED_REASON`, which leaves it stored (readable by path, counted in
+``stored_message_count``) but out of the messages view, the render and compaction. Nothing else
+is written, so the other messages keep their ids, timestamps and places.
 """
 
 from __future__ import annotations
@@ -39,6 +44,8 @@ MESSAGE_TYPES: dict[str, str] = {
 }
 MESSAGE_BLOCK_TYPES = frozenset(MESSAGE_TYPES.values())
 CLIENT_ID_PREFIX = "msg:"
+POPPED_REASON = "popped"
+"""``hidden_reason`` of a popped message's block: out of every view, still stored."""
 MESSAGE_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:\-]{0,119}$")
 CONTEXT_NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 LABEL_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,55}$")

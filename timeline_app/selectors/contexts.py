@@ -28,10 +28,12 @@ logger = logging.getLogger(__name__)
 
 
 def stored_messages(*, timeline: Timeline, from_seq: int | None = None) -> list[StoredMessage]:
-    """The messages stored from ``from_seq`` on (default: since the last clear), in order."""
+    """The messages stored from ``from_seq`` on (default: since the last clear), in order; popped
+    ones left out."""
     start = timeline.view_start_seq if from_seq is None else from_seq
     rows = (
         Block.objects.filter(timeline=timeline, seq__gte=start, type__in=MESSAGE_BLOCK_TYPES)
+        .not_popped()
         .order_by("seq")
         .values_list("seq", "meta")
     )
@@ -102,7 +104,8 @@ def context_view(*, timeline: Timeline) -> list[StoredMessage]:
 
 
 def _stored_messages_of(timelines: Sequence[Timeline]) -> dict[int, list[StoredMessage]]:
-    """The messages since the last clear of each of these contexts, in order: one query for all."""
+    """The messages since the last clear of each of these contexts (popped ones left out), in
+    order: one query for all."""
     by_timeline: dict[int, list[StoredMessage]] = {t.pk: [] for t in timelines}
     if not timelines:
         return by_timeline
@@ -112,6 +115,7 @@ def _stored_messages_of(timelines: Sequence[Timeline]) -> dict[int, list[StoredM
             type__in=MESSAGE_BLOCK_TYPES,
             seq__gte=F("timeline__view_start_seq"),
         )
+        .not_popped()
         .order_by("timeline_id", "seq")
         .values_list("timeline_id", "seq", "meta")
     )
@@ -174,7 +178,7 @@ class ContextInfo:
 
 
 def _stored_counts(timelines: Sequence[Timeline]) -> dict[int, int]:
-    """Messages stored in each context, cleared ones included: one query for all."""
+    """Messages stored in each context, cleared and popped ones included: one query for all."""
     rows = (
         Block.objects.filter(
             timeline_id__in=[t.pk for t in timelines],

@@ -1,5 +1,5 @@
 """Writes of OpenAI-format messages into a named context (seed 004; the mapping is pure:
-``timeline_app.rendering.messages``)."""
+``timeline_app.rendering.messages``): append, and pop the newest."""
 
 from __future__ import annotations
 
@@ -8,12 +8,16 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from timeline_app.errors import Conflict
 from timeline_app.models import Block, Timeline
 from timeline_app.rendering.message_validation import parse_messages as parse_message_list
 from timeline_app.rendering.messages import (
+    MESSAGE_BLOCK_TYPES,
+    POPPED_REASON,
     NewMessage,
     StoredMessage,
     message_block,
@@ -35,16 +39,19 @@ def parse_messages(raw: Any, *, now: datetime | None = None) -> list[NewMessage]
 
 
 def _message_replay_check(stored: Block, new: Block) -> dict[str, str]:
+    message_id = str(new.meta.get("message_id") or new.client_id)
+    if stored.hidden_reason == POPPED_REASON:
+        return {message_id: "popped from the context; send the message with a new message_id"}
     if stored.meta.get("openai_message") == new.meta.get("openai_message"):
         return {}
-    message_id = str(new.meta.get("message_id") or new.client_id)
     return {message_id: "stored already with a different message"}
 
 
 def messages_append(*, timeline: Timeline, messages: Sequence[NewMessage]) -> list[StoredMessage]:
     """Append messages in order; a message whose id is stored already comes back as stored.
 
-    The same id with a different message is a conflict (409) and nothing is stored; the check runs
+    The same id with a different message, or the id of a popped message, is a conflict (409) and
+    nothing is stored; the check runs
     under the timeline's lock, so of concurrent sends of one id with different messages exactly one
     is stored (201) and the others are conflicts.
     """
@@ -59,3 +66,37 @@ def messages_append(*, timeline: Timeline, messages: Sequence[NewMessage]) -> li
             "a message_id is stored already with a different message", details=exc.details
         ) from exc
     return [m for row in rows if (m := stored_message(row.seq, row.meta)) is not None]
+
+
+def message_pop(*, timeline: Timeline) -> StoredMessage | None:
+    """Take the newest message since the last clear out of the context (``pop_item`` of the
+    OpenAI Agents SDK); None when there is none.
+
+    The only write is the hide state of that message's block (reason ``popped``): it stays stored
+    and readable by path, and leaves the messages view, the render and compaction. The other
+    messages are not touched (same ids, timestamps and places). Under the timeline's lock, so
+    concurrent pops take different messages and an append lands before or after a pop, never
+    half; the version moves like any change of the view.
+    """
+    with transaction.atomic(durable=True):
+        locked = Timeline.objects.select_for_update().only("id", "view_start_seq").get(pk=timeline.pk)
+        newest_first = (
+            Block.objects.filter(
+                timeline_id=locked.pk, seq__gte=locked.view_start_seq, type__in=MESSAGE_BLOCK_TYPES
+            )
+            .not_popped()
+            .order_by("-seq")
+            .values_list("seq", "meta")
+        )
+        # The first row is the message unless blocks written through the blocks API sit after it.
+        popped = next(
+            (m for seq, meta in newest_first.iterator(chunk_size=20) if (m := stored_message(seq, meta))),
+            None,
+        )
+        if popped is None:
+            return None
+        Block.objects.filter(timeline_id=locked.pk, seq=popped.seq).update(
+            hidden=True, replacement_text="", hidden_reason=POPPED_REASON, replacement_tokens=0
+        )
+        Timeline.objects.filter(pk=locked.pk).update(version=F("version") + 1)
+    return popped
