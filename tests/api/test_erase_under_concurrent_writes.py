@@ -32,7 +32,8 @@ from ..compaction_shell.helpers import SMALL, fill_to, make_timeline, needs_conc
 from ..compaction_shell.summarizers import use
 from .test_conversation_erase import fill, row_counts
 
-pytestmark = [needs_concurrent_db, pytest.mark.django_db(transaction=True)]
+# Real commits (the foreign keys are checked at commit on PostgreSQL), on separate connections.
+pytestmark = pytest.mark.django_db(transaction=True)
 
 DOOMED = "/api/v1/conversations/doomed"
 # Every kind of write an agent makes to a conversation, each looping in its own thread.
@@ -128,6 +129,7 @@ def long_conversation(caller, conv: str, blocks: int) -> None:
         blocks_append(timeline=timeline, blocks=batch)
 
 
+@needs_concurrent_db
 def test_an_erase_wins_against_agents_writing_every_kind_of_row(owner, make_caller):
     other = make_caller("globex")
     fill(owner, "keep")  # the same tenant's other conversation stays
@@ -146,6 +148,7 @@ def test_an_erase_wins_against_agents_writing_every_kind_of_row(owner, make_call
     assert owner.get("/api/v1/conversations/keep/").json()["block_count"] > 0
 
 
+@needs_concurrent_db
 def test_the_retention_job_erases_a_conversation_an_agent_is_writing_to(owner, make_caller):
     other = make_caller("globex")
     fill(owner, "keep")
