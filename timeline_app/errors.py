@@ -20,6 +20,11 @@ class NotFound(DomainError):
     code = "not_found"
 
 
+class ConversationErased(NotFound):
+    """The conversation was erased while this request or task was working on it (a 404: the
+    erase wins against concurrent writers, see ``services.conversations.conversation_delete``)."""
+
+
 class Conflict(DomainError):
     status = 409
     code = "conflict"

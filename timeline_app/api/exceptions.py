@@ -16,7 +16,7 @@ from typing import Any
 
 import kombu.exceptions
 import redis.exceptions
-from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import ObjectDoesNotExist, RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from rest_framework import exceptions as drf
@@ -122,7 +122,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return Response(error_body("invalid_settings", "invalid settings", exc.details), status=400)
     if isinstance(exc, RequestDataTooBig):
         return Response(error_body("too_large", "request body too large"), status=413)
-    if isinstance(exc, Http404):
+    if isinstance(exc, Http404 | ObjectDoesNotExist):
+        # A row that vanished under the request (its conversation erased meanwhile) is a 404.
         exc = drf.NotFound()
     response = drf_exception_handler(exc, context)
     if response is None:

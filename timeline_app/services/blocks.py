@@ -20,6 +20,7 @@ from timeline_app.rendering.costs import block_tokens
 from timeline_app.rendering.message_validation import message_block_problems
 from timeline_app.rendering.times import iso_utc
 from timeline_app.rendering.ttl import ttl_replacement_tokens
+from timeline_app.services.conversations import timeline_lock
 
 ReplayCheck = Callable[[Block, Block], dict[str, str]]
 """``(stored, new)`` of one client id → what differs (``details`` of a 409); empty when the same."""
@@ -30,8 +31,8 @@ def blocks_append(
 ) -> list[Block]:
     """Append blocks in order; a block whose client id is already stored comes back as stored.
 
-    Sequence numbers are allocated under a row lock on the timeline, so concurrent writers never
-    collide; earlier rows are never touched (append is O(1) in the timeline's length). With
+    Sequence numbers are allocated under a row lock on the timeline (taken after the
+    conversation's, ``timeline_lock``), so concurrent writers never collide; earlier rows are never touched (append is O(1) in the timeline's length). With
     ``replay_check``, a stored block of the same client id that differs is a conflict (409) and
     nothing is stored: decided under the lock, so of concurrent writers of one id with different
     content exactly one wins.
@@ -48,7 +49,8 @@ def blocks_append(
     needs_turn = any(nb.turn_id is None for nb in blocks)
     current_turn = selectors.timeline_current_turn_id(timeline=timeline) if needs_turn else ""
     # Replays (same client id) come back as stored: do not tokenize them again. Stored blocks are
-    # never deleted, so an id seen here is still there under the lock below.
+    # never deleted (but by an erase of the whole conversation: the lock below then fails), so an
+    # id seen here is still there under the lock below.
     known = (
         set(Block.objects.filter(timeline=timeline, client_id__in=ids).values_list("client_id", flat=True))
         if ids
@@ -84,7 +86,7 @@ def blocks_append(
         prepared.append(row)
 
     with transaction.atomic(durable=True):
-        locked = Timeline.objects.select_for_update().only("id", "next_seq").get(pk=timeline.pk)
+        locked = timeline_lock(timeline=timeline, fields=("id", "next_seq"))
         existing = (
             {blk.client_id: blk for blk in Block.objects.filter(timeline_id=locked.pk, client_id__in=ids)}
             if ids

@@ -6,11 +6,15 @@ the claim (a partial unique index), so a second concurrent run becomes a no-op (
 is released when its run finishes, when it is older than ``STALE_CLAIM`` (its process died), or
 when a redelivery of the same Celery task asks for it (its worker died; ``task_id`` matches).
 
-The apply transaction locks the timeline row, then the claim row, and writes only when the claim
+The apply transaction locks the conversation and timeline rows (``timeline_lock``), then the claim
+row, and writes only when the claim
 is still this run's, the latest applied compaction is the one the plan started from, and the
 context's view was not cleared meanwhile. Blocks contributed during the summary are not read by
 the plan and never rewritten: the summary goes in front of the first retained block, so they stay
 visible after it, in order.
+
+A conversation erased while its compaction runs (its rows gone: ``ConversationErased``) ends the
+run quietly as ``skipped`` with one INFO line: nothing is left to compact or to clean up.
 """
 
 from __future__ import annotations
@@ -28,10 +32,12 @@ from django.utils import timezone
 from compaction.planner import CompactionPlan, compaction_is_accepted, plan_compaction
 from compaction.summarizers import Summarizer
 from timeline_app import metrics, selectors, signals
+from timeline_app.errors import ConversationErased
 from timeline_app.models import Compaction, Timeline
 from timeline_app.rendering.blocks import SEQ_LIMIT
 from timeline_app.rendering.blocks import Block as BlockValue
 from timeline_app.rendering.settings import RenderSettings
+from timeline_app.services.conversations import timeline_lock
 from timeline_app.services.summarizers import SummaryDraft, configured_summarizer, draft_summary
 
 logger = logging.getLogger(__name__)
@@ -48,6 +54,7 @@ ABANDONED = "abandoned: the process stopped before finishing"
 TAKEN_OVER = "abandoned: taken over by a redelivery of the same task"
 SUPERSEDED = "superseded: the timeline was compacted or cleared meanwhile"
 FULL = "rejected: the context is full (no seq left for a summary block)"
+ERASED = "erased: the conversation was erased meanwhile"
 
 
 @dataclass(frozen=True)
@@ -87,7 +94,9 @@ class _Snapshot:
 
 
 def _snapshot(*, timeline_id: int, settings: RenderSettings, system_tokens: int, force: bool) -> _Snapshot:
-    fresh = Timeline.objects.get(pk=timeline_id)
+    fresh = Timeline.objects.filter(pk=timeline_id).first()
+    if fresh is None:
+        raise ConversationErased(ERASED)
     # The latest compaction is read before the window: if one applies in between, the apply check
     # sees a newer one and skips (never the other way round).
     latest_id = _latest_compaction_id(fresh)
@@ -122,6 +131,9 @@ def _claim(*, timeline: Timeline, trigger: str, task_id: str) -> Compaction | No
                 timeline=timeline, trigger=trigger, task_id=task_id, started_at=now
             )
     except IntegrityError:
+        # Another run's claim, or no timeline to claim any more (its foreign key).
+        if not Timeline.objects.filter(pk=timeline.pk).exists():
+            raise ConversationErased(ERASED) from None
         return None
 
 
@@ -165,6 +177,32 @@ def compaction_run(
     at most) and compacts by itself if the context still needs it, so a render never has to
     return a context over the ceiling.
     """
+    try:
+        return _run(
+            timeline=timeline,
+            settings=settings,
+            trigger=trigger,
+            force=force,
+            system_tokens=system_tokens,
+            summarizer=summarizer,
+            task_id=task_id,
+        )
+    except ConversationErased:
+        # Not a failure: the tenant erased the conversation (or retention did); its claim went too.
+        logger.info("compaction of timeline %s stopped: its conversation was erased", timeline.pk)
+        return CompactionOutcome(status=Compaction.Outcome.SKIPPED, error=ERASED)
+
+
+def _run(
+    *,
+    timeline: Timeline,
+    settings: RenderSettings,
+    trigger: str,
+    force: bool,
+    system_tokens: int,
+    summarizer: Summarizer | None,
+    task_id: str,
+) -> CompactionOutcome:
     snap = _snapshot(timeline_id=timeline.pk, settings=settings, system_tokens=system_tokens, force=force)
     if snap.plan is None:
         return CompactionOutcome(status=Compaction.Outcome.SKIPPED)
@@ -204,6 +242,8 @@ def compaction_run(
             summarizer=summarizer or configured_summarizer(),
             started=started,
         )
+    except ConversationErased:
+        raise
     except Exception as exc:
         logger.exception("compaction of timeline %s failed", timeline.pk)
         if record is not None:
@@ -298,7 +338,7 @@ def _apply(
     plan read has changed, and it still reduces the visible tokens."""
     timeline, summary, errors = snap.timeline, draft.block, draft.errors
     with transaction.atomic(durable=True):
-        locked = Timeline.objects.select_for_update().get(pk=timeline.pk)
+        locked = timeline_lock(timeline=timeline)
         if record is not None:
             claim = Compaction.objects.select_for_update().filter(pk=record.pk, timeline=locked).first()
             if claim is None or claim.status != Compaction.Status.RUNNING:

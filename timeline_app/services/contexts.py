@@ -20,7 +20,7 @@ from timeline_app.rendering.messages import (
     next_context_name,
 )
 from timeline_app.services.blocks import blocks_append
-from timeline_app.services.conversations import context_room_require
+from timeline_app.services.conversations import context_room_require, timeline_lock
 
 NAME_ATTEMPTS = 20
 
@@ -80,7 +80,9 @@ def context_create(
 def context_set_strategy(*, timeline: Timeline, compaction_strategy: Mapping[str, Any]) -> Timeline:
     """Set the context's compaction strategy; nothing stored changes, only the view."""
     strategy = selectors.normalize_strategy(compaction_strategy)
-    Timeline.objects.filter(pk=timeline.pk).update(compaction_strategy=strategy, version=F("version") + 1)
+    with transaction.atomic():
+        timeline_lock(timeline=timeline, fields=("id",))
+        Timeline.objects.filter(pk=timeline.pk).update(compaction_strategy=strategy, version=F("version") + 1)
     timeline.compaction_strategy = strategy
     return timeline
 
@@ -88,8 +90,11 @@ def context_set_strategy(*, timeline: Timeline, compaction_strategy: Mapping[str
 def context_clear(*, timeline: Timeline) -> None:
     """``clear()``: the messages so far leave the context's view; they stay stored.
 
-    One UPDATE reading ``next_seq`` in the database, so a concurrent append either lands before
-    the new view start (cleared) or after it (visible), never half.
+    One UPDATE reading ``next_seq`` in the database under the context's lock (the one appends
+    take), so a concurrent append either lands before the new view start (cleared) or after it
+    (visible), never half.
     """
-    Timeline.objects.filter(pk=timeline.pk).update(view_start_seq=F("next_seq"), version=F("version") + 1)
-    timeline.refresh_from_db(fields=["view_start_seq", "next_seq", "version"])
+    with transaction.atomic():
+        timeline_lock(timeline=timeline, fields=("id",))
+        Timeline.objects.filter(pk=timeline.pk).update(view_start_seq=F("next_seq"), version=F("version") + 1)
+        timeline.refresh_from_db(fields=["view_start_seq", "next_seq", "version"])

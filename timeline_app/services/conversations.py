@@ -7,11 +7,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings as django_settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
 
-from timeline_app.errors import Conflict, InvalidInput
-from timeline_app.models import Conversation, Tenant, Timeline
+from timeline_app.errors import Conflict, ConversationErased, InvalidInput
+from timeline_app.models import Block, Compaction, Conversation, RenderRecord, Source, Tenant, Timeline
 from timeline_app.rendering.settings import validate_overrides
 
 
@@ -49,11 +49,43 @@ def conversation_create(
     return conversation
 
 
+def conversation_lock(*, conversation_id: int) -> None:
+    """Call inside a transaction before writing any row of a conversation: locks its row
+    ``FOR NO KEY UPDATE`` (what updating its ``last_activity_at`` takes anyway).
+
+    Every writer takes this lock first, then its context's row (``timeline_lock``): one order, so
+    no deadlock; and an erase, which locks the row ``FOR UPDATE``, waits for the writes in flight
+    while the writes arriving after it wait for the erase, then find the conversation gone:
+    ``ConversationErased`` (a 404).
+    """
+    locked = (
+        Conversation.objects.select_for_update(no_key=True)
+        .filter(pk=conversation_id)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if locked is None:
+        raise ConversationErased("the conversation was erased", details={"conversation": "erased"})
+
+
+def timeline_lock(*, timeline: Timeline, fields: tuple[str, ...] = ()) -> Timeline:
+    """Call inside a transaction before writing a context's rows: locks the conversation
+    (``conversation_lock``), then the context's row ``FOR UPDATE`` (appends allocate seqs under
+    it). Returns the locked row (only ``fields`` of it when given)."""
+    conversation_lock(conversation_id=timeline.conversation_id)
+    rows = Timeline.objects.select_for_update().filter(pk=timeline.pk)
+    locked = (rows.only(*fields) if fields else rows).first()
+    if locked is None:
+        raise ConversationErased("the conversation was erased", details={"conversation": "erased"})
+    return locked
+
+
 def context_room_require(*, conversation: Conversation) -> None:
     """Call inside a transaction before creating a context: locks the conversation row (concurrent
-    creations queue) and raises InvalidInput when it holds ``TIMELINE_MAX_CONTEXTS_PER_CONVERSATION``."""
+    creations queue; ``conversation_lock``) and raises InvalidInput when it holds
+    ``TIMELINE_MAX_CONTEXTS_PER_CONVERSATION``."""
     limit = django_settings.TIMELINE_MAX_CONTEXTS_PER_CONVERSATION
-    Conversation.objects.select_for_update().filter(pk=conversation.pk).values_list("pk").first()
+    conversation_lock(conversation_id=conversation.pk)
     if Timeline.objects.filter(conversation=conversation).count() >= limit:
         raise InvalidInput(
             f"a conversation holds at most {limit} contexts",
@@ -71,13 +103,49 @@ def timeline_get_or_create(*, conversation: Conversation, name: str) -> Timeline
     return timeline
 
 
-@transaction.atomic
+# What a conversation owns, in foreign-key order (a render may name a compaction, a compaction
+# names its summary block); every table holds a ``timeline_id``.
+_OWNED: tuple[type[models.Model], ...] = (RenderRecord, Compaction, Source, Block)
+
+
 def conversation_delete(*, conversation: Conversation) -> int:
     """Erase a conversation with everything it owns: its contexts' blocks (binaries included),
     summaries and compaction records, sources, render history (the tenant's right to erase).
-    Returns how many rows went."""
-    deleted, _ = conversation.delete()
+    Returns how many rows went (0 when it was gone already).
+
+    The erase wins against concurrent writers: it locks the conversation row ``FOR UPDATE``, which
+    waits for the writes in flight (each holds ``conversation_lock``) and holds back every write
+    after it (they then answer 404), then its contexts' rows (writers that insert without the
+    conversation lock, like a compaction's claim, fail their foreign key check after it instead
+    of leaving an orphan). The rows then go by one ``DELETE`` per table, never loaded into memory:
+    the time is that of the deletes, whatever the writers do (docs/architecture.md).
+    """
+    with transaction.atomic():
+        locked = Conversation.objects.select_for_update().filter(pk=conversation.pk).values_list("pk").first()
+        if locked is None:
+            return 0
+        timeline_ids = list(
+            Timeline.objects.select_for_update()
+            .filter(conversation_id=conversation.pk)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
+        deleted = sum(_delete_rows(model, "timeline_id", timeline_ids) for model in _OWNED)
+        deleted += _delete_rows(Timeline, "id", timeline_ids)
+        deleted += _delete_rows(Conversation, "id", [conversation.pk])
     return deleted
+
+
+def _delete_rows(model: type[models.Model], column: str, ids: list[int]) -> int:
+    """``DELETE FROM <model's table> WHERE <column> IN ids``: one statement, no rows fetched (the
+    ORM's ``delete()`` loads every row it cascades to first)."""
+    if not ids:
+        return 0
+    quote = connection.ops.quote_name
+    marks = ", ".join(["%s"] * len(ids))
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {quote(model._meta.db_table)} WHERE {quote(column)} IN ({marks})", ids)
+        return int(cursor.rowcount)
 
 
 def conversations_expire(*, now: datetime, idle_days: float, batch: int) -> int:
@@ -86,6 +154,7 @@ def conversations_expire(*, now: datetime, idle_days: float, batch: int) -> int:
     idle = Conversation.objects.filter(last_activity_at__lt=now - timedelta(days=idle_days))
     expired = 0
     for conversation in idle.order_by("last_activity_at", "pk")[:batch]:
-        conversation_delete(conversation=conversation)
-        expired += 1
+        # Like a DELETE, it wins against an agent still writing to it (the agent gets a 404);
+        # erased meanwhile by its tenant, it does not count.
+        expired += conversation_delete(conversation=conversation) > 0
     return expired

@@ -14,6 +14,7 @@ from timeline_app.errors import NotFound
 from timeline_app.models import Block, Timeline
 from timeline_app.rendering.costs import hidden_tokens
 from timeline_app.rendering.ttl import Hide
+from timeline_app.services.conversations import timeline_lock
 
 MANUAL_REASON = "manual"
 
@@ -23,7 +24,8 @@ HIDES_PER_STATEMENT = 500
 
 
 def hides_store(*, timeline: Timeline, hides: Sequence[Hide]) -> None:
-    """Store hides by seq; blocks hidden meanwhile keep their first hide.
+    """Store hides by seq; blocks hidden meanwhile keep their first hide. Call inside a
+    transaction that holds the context's row lock (``timeline_lock``, or an UPDATE of the row).
 
     Joined on the ``(timeline, seq)`` unique index, linear in the number of hides
     (``bulk_update`` builds a ``CASE WHEN`` per row and per column, quadratic in the batch).
@@ -68,6 +70,7 @@ def hides_store(*, timeline: Timeline, hides: Sequence[Hide]) -> None:
 def blocks_hide(*, timeline: Timeline, path: str, replacement_text: str) -> list[Block]:
     """Hide every not-yet-hidden block at ``path``; already hidden ones stay as they are."""
     with transaction.atomic(durable=True):
+        timeline_lock(timeline=timeline, fields=("id",))
         rows = list(Block.objects.select_for_update().filter(timeline=timeline, path=path).order_by("seq"))
         if not rows:
             raise NotFound(f"no block at path {path!r}", details={"path": path})

@@ -23,6 +23,7 @@ from django.utils import timezone
 from compaction.planner import needs_compaction, plan_compaction
 from compaction.summarizers import Summarizer
 from timeline_app import metrics, selectors
+from timeline_app.errors import ConversationErased
 from timeline_app.models import Compaction, Timeline
 from timeline_app.rendering.blocks import SUMMARY
 from timeline_app.rendering.blocks import Block as BlockValue
@@ -74,8 +75,11 @@ def _summary_seq(window: list[BlockValue]) -> int | None:
 
 def _persist_ttl(*, timeline: Timeline, decision: TtlDecision, now: datetime) -> None:
     with transaction.atomic(durable=True):
+        # The context's row first, then its blocks: the order an erase takes them in (after the
+        # conversation's row), so the two never deadlock. Erased meanwhile: nothing to update.
+        if not Timeline.objects.filter(pk=timeline.pk).update(cache_last_touch_at=now):
+            raise ConversationErased("the conversation was erased", details={"conversation": "erased"})
         hides_store(timeline=timeline, hides=decision.hides)
-        Timeline.objects.filter(pk=timeline.pk).update(cache_last_touch_at=now)
     timeline.cache_last_touch_at = now
     metrics.observe_ttl(status=decision.status, hidden=len(decision.hides))
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from django.db import IntegrityError
 from django.db.models import Count
 
+from timeline_app.errors import ConversationErased
 from timeline_app.models import RenderRecord, Timeline
 from timeline_app.rendering.pipeline import Rendered
 from timeline_app.rendering.prefix import CacheReport
@@ -23,31 +25,38 @@ def render_record(
     hidden_count: int,
     compaction_id: int | None,
 ) -> RenderRecord:
-    """Record one render (one INSERT, whatever the timeline's length)."""
+    """Record one render (one INSERT, whatever the timeline's length). Of a conversation erased
+    meanwhile, the insert fails its foreign key check (the erase holds the context's row until
+    it commits): ``ConversationErased``, never a row left behind."""
     prefix = rendered.prefix
-    return RenderRecord.objects.create(
-        timeline=timeline,
-        rendered_at=now,
-        reason=report.reason,
-        previous_render_at=report.previous_render_at,
-        reused_prefix_tokens=report.reused_prefix_tokens,
-        first_changed_index=report.first_changed_index,
-        first_changed_path=report.first_changed_path or "",
-        system_tokens=rendered.tokens["system"],
-        visible_tokens=rendered.tokens["visible"],
-        tail_tokens=rendered.tokens["tail"],
-        total_tokens=rendered.tokens["total"],
-        prefix_tokens=prefix.total_tokens,
-        cache_points=list(rendered.cache_points),
-        pruning_status=pruning_status,
-        hidden_count=hidden_count,
-        compaction_id=compaction_id,
-        summary_seq=summary_seq,
-        settings_key=settings_key,
-        segment_count=len(prefix.digests),
-        segment_digests=prefix.packed_digests(),
-        segment_seqs=prefix.packed_seqs(),
-    )
+    try:
+        return RenderRecord.objects.create(
+            timeline=timeline,
+            rendered_at=now,
+            reason=report.reason,
+            previous_render_at=report.previous_render_at,
+            reused_prefix_tokens=report.reused_prefix_tokens,
+            first_changed_index=report.first_changed_index,
+            first_changed_path=report.first_changed_path or "",
+            system_tokens=rendered.tokens["system"],
+            visible_tokens=rendered.tokens["visible"],
+            tail_tokens=rendered.tokens["tail"],
+            total_tokens=rendered.tokens["total"],
+            prefix_tokens=prefix.total_tokens,
+            cache_points=list(rendered.cache_points),
+            pruning_status=pruning_status,
+            hidden_count=hidden_count,
+            compaction_id=compaction_id,
+            summary_seq=summary_seq,
+            settings_key=settings_key,
+            segment_count=len(prefix.digests),
+            segment_digests=prefix.packed_digests(),
+            segment_seqs=prefix.packed_seqs(),
+        )
+    except IntegrityError:
+        if Timeline.objects.filter(pk=timeline.pk).exists():
+            raise
+        raise ConversationErased("the conversation was erased", details={"conversation": "erased"}) from None
 
 
 def render_history_trim(*, now: datetime, keep: int, days: float) -> int:
