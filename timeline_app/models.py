@@ -325,8 +325,8 @@ class RenderRecord(models.Model):
 
     The prefix fingerprint is kept packed (an 8-byte cumulative digest per segment, and the
     segments' seqs as compressed deltas) so the next render can say how much of it the provider
-    could reuse. Bounded per timeline by
-    ``TIMELINE_RENDER_HISTORY_MAX`` and ``TIMELINE_RENDER_HISTORY_DAYS`` (the beat job trims).
+    could reuse. Bounded per timeline by ``TIMELINE_RENDER_HISTORY_MAX`` (each render trims its
+    timeline in the transaction that inserts it) and ``TIMELINE_RENDER_HISTORY_DAYS`` (the beat job).
     """
 
     timeline = models.ForeignKey(Timeline, on_delete=models.CASCADE, related_name="renders")

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from django.conf import settings
+from django.db import transaction
 from django.db.models import Count
 
 from timeline_app.models import RenderRecord, Timeline
 from timeline_app.rendering.pipeline import Rendered
-from timeline_app.rendering.prefix import CacheReport
+from timeline_app.rendering.prefix import CacheReport, Prefix
 
 
 def render_record(
@@ -23,8 +25,53 @@ def render_record(
     hidden_count: int,
     compaction_id: int | None,
 ) -> RenderRecord:
-    """Record one render (one INSERT, whatever the timeline's length)."""
+    """Record one render and trim the timeline's history to ``TIMELINE_RENDER_HISTORY_MAX`` in the
+    same transaction: a timeline never holds more records than the cap, however fast it renders,
+    and only its own records are deleted. The timeline row is locked for those few statements so
+    concurrent renders of one timeline trim in turn (their counts add up)."""
     prefix = rendered.prefix
+    with transaction.atomic():
+        Timeline.objects.select_for_update().filter(pk=timeline.pk).values_list("pk").first()
+        record = _insert(
+            timeline=timeline,
+            now=now,
+            rendered=rendered,
+            report=report,
+            settings_key=settings_key,
+            summary_seq=summary_seq,
+            pruning_status=pruning_status,
+            hidden_count=hidden_count,
+            compaction_id=compaction_id,
+            prefix=prefix,
+        )
+        timeline_history_trim(timeline=timeline, keep=settings.TIMELINE_RENDER_HISTORY_MAX)
+    return record
+
+
+def timeline_history_trim(*, timeline: Timeline, keep: int) -> int:
+    """Delete all but the newest ``keep`` records of this one timeline (the newest ``keep`` ids are
+    read off the ``(timeline, -id)`` index; nothing is deleted while there are fewer)."""
+    rows = RenderRecord.objects.filter(timeline=timeline)
+    cutoff = next(iter(rows.order_by("-id").values_list("id", flat=True)[keep - 1 : keep]), None)
+    if cutoff is None:
+        return 0
+    deleted, _ = rows.filter(id__lt=cutoff).delete()
+    return deleted
+
+
+def _insert(
+    *,
+    timeline: Timeline,
+    now: datetime,
+    rendered: Rendered,
+    report: CacheReport,
+    settings_key: str,
+    summary_seq: int | None,
+    pruning_status: str,
+    hidden_count: int,
+    compaction_id: int | None,
+    prefix: Prefix,
+) -> RenderRecord:
     return RenderRecord.objects.create(
         timeline=timeline,
         rendered_at=now,
@@ -52,7 +99,8 @@ def render_record(
 
 def render_history_trim(*, now: datetime, keep: int, days: float) -> int:
     """Delete records older than ``days``, then all but the newest ``keep`` of each timeline (the
-    beat job; one DELETE per timeline over the count). Returns how many went."""
+    beat job: the age limit, and the count for a cap lowered since the records were written;
+    every render already trims its own timeline to the cap). Returns how many went."""
     deleted, _ = RenderRecord.objects.filter(rendered_at__lt=now - timedelta(days=days)).delete()
     crowded = (
         RenderRecord.objects.values("timeline")
