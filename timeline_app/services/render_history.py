@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, Subquery
 
 from timeline_app.models import RenderRecord, Timeline
 from timeline_app.rendering.pipeline import Rendered
@@ -49,13 +49,12 @@ def render_record(
 
 
 def timeline_history_trim(*, timeline: Timeline, keep: int) -> int:
-    """Delete all but the newest ``keep`` records of this one timeline (the newest ``keep`` ids are
-    read off the ``(timeline, -id)`` index; nothing is deleted while there are fewer)."""
+    """Delete all but the newest ``keep`` records of this one timeline, in one DELETE: its cutoff
+    (the ``keep``-th newest id, read off the ``(timeline, -id)`` index) is a subquery, NULL and so
+    deleting nothing while the timeline has fewer."""
     rows = RenderRecord.objects.filter(timeline=timeline)
-    cutoff = next(iter(rows.order_by("-id").values_list("id", flat=True)[keep - 1 : keep]), None)
-    if cutoff is None:
-        return 0
-    deleted, _ = rows.filter(id__lt=cutoff).delete()
+    cutoff = rows.order_by("-id").values("id")[keep - 1 : keep]
+    deleted, _ = rows.filter(id__lt=Subquery(cutoff)).delete()
     return deleted
 
 
