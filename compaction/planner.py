@@ -9,6 +9,7 @@ The planner never calls a summarizer: it returns a :class:`CompactionPlan`, the 
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -121,6 +122,21 @@ def needs_compaction(window: Sequence[Block], *, system_tokens: int, settings: R
 def compaction_is_accepted(before_tokens: int, after_tokens: int) -> bool:
     """A compaction is kept only when it reduces the tokens (DESIGN §4)."""
     return after_tokens < before_tokens
+
+
+REJECTED_RETRY_GROWTH = 0.05
+"""How much a timeline must grow, as a fraction of its ``max_tokens``, over the ``before_tokens``
+of its last compaction when that one was rejected, before the sweep or a render's nudge tries it
+again (5 %: 10,000 tokens at the default 200,000)."""
+
+
+def worth_retrying(*, visible_tokens: int, rejected_before_tokens: int, max_tokens: int) -> bool:
+    """Whether a timeline whose latest compaction was rejected (its summary would not have made
+    the context smaller) is worth another background attempt: only once its visible tokens grew
+    by ``REJECTED_RETRY_GROWTH × max_tokens`` since that attempt. Before that, the same summary
+    would mostly be rejected again, and every retry costs a summarizer call."""
+    growth = math.ceil(REJECTED_RETRY_GROWTH * max_tokens)
+    return visible_tokens >= rejected_before_tokens + growth
 
 
 def _previous_covered(previous: Block | None) -> list[str]:
