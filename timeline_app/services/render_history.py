@@ -71,6 +71,7 @@ def _insert(
     compaction_id: int | None,
     prefix: Prefix,
 ) -> RenderRecord:
+    fingerprint = prefix.fingerprint()
     return RenderRecord.objects.create(
         timeline=timeline,
         rendered_at=now,
@@ -90,9 +91,10 @@ def _insert(
         compaction_id=compaction_id,
         summary_seq=summary_seq,
         settings_key=settings_key,
-        segment_count=len(prefix.digests),
-        segment_digests=prefix.packed_digests(),
-        segment_seqs=prefix.packed_seqs(),
+        segment_count=fingerprint.count,
+        segment_stride=fingerprint.stride,
+        segment_digests=fingerprint.digests,
+        segment_seqs=fingerprint.seq_digests,
     )
 
 
