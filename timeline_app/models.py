@@ -356,6 +356,8 @@ class RenderRecord(models.Model):
     # 1,024 of them, 16 KiB whatever the window. 0: a record written before (migration 0007's
     # encoding, a digest per segment and the seqs as compressed deltas), still read as such.
     segment_stride = models.IntegerField(default=0)
+    # What came before the timeline (format, system prompt), hashed: a change there is no hide.
+    segment_seed = models.BinaryField(default=b"")
     segment_digests = models.BinaryField(default=b"")
     segment_seqs = models.BinaryField(default=b"")
 

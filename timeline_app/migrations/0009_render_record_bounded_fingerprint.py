@@ -1,5 +1,5 @@
 """Render records keep a bounded fingerprint (at most 1,024 checkpoints, ``segment_stride``
-segments apart). Existing rows get stride 0: migration 0007's encoding, still read as it is. A
+segments apart) and the digest of what precedes the timeline. Existing rows get stride 0: migration 0007's encoding, still read as it is. A
 constant default: on PostgreSQL 11+ adding the column rewrites nothing."""
 
 from django.db import migrations, models
@@ -15,5 +15,10 @@ class Migration(migrations.Migration):
             model_name="renderrecord",
             name="segment_stride",
             field=models.IntegerField(default=0),
+        ),
+        migrations.AddField(
+            model_name="renderrecord",
+            name="segment_seed",
+            field=models.BinaryField(default=b""),
         ),
     ]

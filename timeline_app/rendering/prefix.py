@@ -9,7 +9,8 @@ prefix tokens the provider could reuse, where the prefix first changed, and why:
 ``first_render`` no previous render; ``ttl_expired`` the previous one is older than the cache TTL
 (nothing is reused); ``settings_changed`` the render settings or format differ; ``compacted`` a
 compaction was applied since; ``hidden`` a block of the previous prefix changed its hide state;
-``appended_only`` the previous prefix is intact; ``other`` anything else (filters, a clear()).
+``appended_only`` the previous prefix is intact; ``other`` anything else (a clear(), a new system
+prompt: the seed is recorded, so a change there is never read as a hide).
 When several apply, the first in this order wins.
 
 What a render record keeps of its prefix is bounded (``Fingerprint``): at most
@@ -66,6 +67,7 @@ class Fingerprint:
     stride: int
     digests: bytes
     seq_digests: bytes
+    seed: bytes = b""
 
 
 def stride_for(count: int) -> int:
@@ -92,6 +94,8 @@ class Prefix:
     paths: tuple[str, ...] = ()
     indices: tuple[int, ...] = ()
     seqs: tuple[int, ...] = ()
+    # The digest of what comes before the timeline (format, system prompt): the chain's start.
+    seed: bytes = b""
 
     @property
     def total_tokens(self) -> int:
@@ -115,6 +119,7 @@ class Prefix:
             stride=stride,
             digests=b"".join(self.digests[end] for end in ends),
             seq_digests=b"".join(chunk_seq_digest(self.seqs[j * stride : ends[j] + 1]) for j in checkpoints),
+            seed=self.seed,
         )
 
 
@@ -142,7 +147,7 @@ def segment_key(block: Block, text: str) -> bytes:
 def build_prefix(seed: str, segments: Sequence[tuple[Block, bytes, int]]) -> Prefix:
     """``segments``: (block, its ``segment_key``, index of its first item in the response)."""
     sha256 = hashlib.sha256
-    digest = sha256(seed.encode()).digest()[:DIGEST_BYTES]
+    digest = start = sha256(seed.encode()).digest()[:DIGEST_BYTES]
     digests: list[bytes] = []
     for _, key, _ in segments:
         digest = sha256(digest + key).digest()[:DIGEST_BYTES]
@@ -154,6 +159,7 @@ def build_prefix(seed: str, segments: Sequence[tuple[Block, bytes, int]]) -> Pre
         paths=tuple(block.path or f"{block.type}#{block.seq}" for block in blocks),
         indices=tuple(index for _, _, index in segments),
         seqs=tuple(block.seq for block in blocks),
+        seed=start,
     )
 
 
@@ -172,6 +178,7 @@ class PreviousRender:
     seqs: bytes
     stride: int = LEGACY_STRIDE
     segments: int | None = None
+    seed: bytes = b""  # unknown for records written before migration 0009
 
     def digest(self, i: int) -> bytes:
         """Checkpoint ``i``'s cumulative digest (a legacy record has one per segment)."""
@@ -239,7 +246,12 @@ def explain_cache(
         reason = "settings_changed"
     elif latest_compaction_id != previous.latest_compaction_id:
         reason = "compacted"
-    elif not intact and changed is not None and previous.same_blocks(agreeing, current):
+    elif (
+        not intact
+        and changed is not None
+        and previous.seed in (b"", current.seed)  # a new system prompt or format is no hide
+        and previous.same_blocks(agreeing, current)
+    ):
         reason = "hidden"
     elif intact:
         reason = "appended_only"

@@ -19,12 +19,13 @@ def previous_render(*, timeline: Timeline) -> PreviousRender | None:
             "segment_seqs",
             "segment_stride",
             "segment_count",
+            "segment_seed",
         )
         .first()
     )
     if row is None:
         return None
-    at, settings_key, summary_seq, digests, seqs, stride, count = row
+    at, settings_key, summary_seq, digests, seqs, stride, count, seed = row
     return PreviousRender(
         at=at,
         settings_key=settings_key,
@@ -33,6 +34,7 @@ def previous_render(*, timeline: Timeline) -> PreviousRender | None:
         seqs=bytes(seqs),
         stride=stride,
         segments=count,
+        seed=bytes(seed),
     )
 
 
@@ -40,6 +42,6 @@ def render_history(*, timeline: Timeline, limit: int) -> list[RenderRecord]:
     """The newest ``limit`` renders, newest first, without their packed fingerprints."""
     return list(
         RenderRecord.objects.filter(timeline=timeline)
-        .defer("segment_digests", "segment_seqs")
+        .defer("segment_digests", "segment_seqs", "segment_seed")
         .order_by("-id")[:limit]
     )

@@ -95,6 +95,7 @@ def _insert(
         segment_stride=fingerprint.stride,
         segment_digests=fingerprint.digests,
         segment_seqs=fingerprint.seq_digests,
+        segment_seed=fingerprint.seed,
     )
 
 
