@@ -9,6 +9,7 @@ The planner never calls a summarizer: it returns a :class:`CompactionPlan`, the 
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from typing import Any
 from compaction.cutpoint import WindowIndex
 from compaction.summary_sections import SPLIT_TURN_HEADING, split_turn_body
 from timeline_app.rendering.blocks import SUMMARY, Block, summary_path
+from timeline_app.rendering.pipeline import continued_turn_header
 from timeline_app.rendering.settings import RenderSettings
 
 SUMMARY_MIME = "text/markdown"
@@ -64,6 +66,54 @@ def visible_tokens(window: Sequence[Block]) -> int:
     return sum(b.effective_tokens for b in window)
 
 
+def rendered_tokens(window: Sequence[Block]) -> int:
+    """The tokens a render of ``window`` shows (its ``tokens.visible``, no contribution filters):
+    every block at its effective tokens (a block's header and ``[path: …]`` lines are in its
+    tokens, the summary's too) plus the ``[TURN …] (continued)`` header the render adds before
+    the first retained block when the window starts mid-turn (``continued_turn_header``)."""
+    header = continued_turn_header(window)
+    return visible_tokens(window) + (header.tokens if header is not None else 0)
+
+
+def tokens_after(plan: CompactionPlan, *, summary: Block, retained_tokens: int) -> int:
+    """``system`` plus what the next render shows once ``plan`` is applied with ``summary``: the
+    summary, the continued header it makes the render add (a split turn's, or a covered turn's
+    whose later block is the cut), and the retained blocks. ``retained_tokens`` is what the
+    retained blocks cost now (the shell counts blocks contributed since the plan too); the header
+    depends only on the summary and the first retained block, which never change."""
+    header = continued_turn_header([summary, plan.retained[0]]) if plan.retained else None
+    return (
+        plan.system_tokens
+        + summary.effective_tokens
+        + (header.tokens if header is not None else 0)
+        + retained_tokens
+    )
+
+
+@dataclass(frozen=True)
+class CompactionResult:
+    """Before and after, both as the render counts them, and whether the compaction applies."""
+
+    before_tokens: int
+    after_tokens: int
+
+    @property
+    def accepted(self) -> bool:
+        return compaction_is_accepted(self.before_tokens, self.after_tokens)
+
+
+def compaction_result(plan: CompactionPlan, *, summary: Block, retained_tokens: int) -> CompactionResult:
+    """The one acceptance rule (DESIGN §4): apply ``plan`` with ``summary`` only when the context
+    as rendered shrinks. Blocks contributed since the plan (``retained_tokens`` above the plan's
+    ``retained_tokens``) count on both sides; ``after_tokens`` is ``system`` plus the next
+    render's ``tokens.visible``."""
+    grown = retained_tokens - plan.retained_tokens
+    return CompactionResult(
+        before_tokens=plan.before_tokens + grown,
+        after_tokens=tokens_after(plan, summary=summary, retained_tokens=retained_tokens),
+    )
+
+
 def needs_compaction(window: Sequence[Block], *, system_tokens: int, settings: RenderSettings) -> bool:
     """Seed 002: compact when ``system + blocks > threshold × max_tokens``."""
     return system_tokens + visible_tokens(window) > settings.compaction_limit
@@ -72,6 +122,21 @@ def needs_compaction(window: Sequence[Block], *, system_tokens: int, settings: R
 def compaction_is_accepted(before_tokens: int, after_tokens: int) -> bool:
     """A compaction is kept only when it reduces the tokens (DESIGN §4)."""
     return after_tokens < before_tokens
+
+
+REJECTED_RETRY_GROWTH = 0.05
+"""How much a timeline must grow, as a fraction of its ``max_tokens``, over the ``before_tokens``
+of its last compaction when that one was rejected, before the sweep or a render's nudge tries it
+again (5 %: 10,000 tokens at the default 200,000)."""
+
+
+def worth_retrying(*, visible_tokens: int, rejected_before_tokens: int, max_tokens: int) -> bool:
+    """Whether a timeline whose latest compaction was rejected (its summary would not have made
+    the context smaller) is worth another background attempt: only once its visible tokens grew
+    by ``REJECTED_RETRY_GROWTH × max_tokens`` since that attempt. Before that, the same summary
+    would mostly be rejected again, and every retry costs a summarizer call."""
+    growth = math.ceil(REJECTED_RETRY_GROWTH * max_tokens)
+    return visible_tokens >= rejected_before_tokens + growth
 
 
 def _previous_covered(previous: Block | None) -> list[str]:
@@ -83,12 +148,29 @@ def _previous_covered(previous: Block | None) -> list[str]:
     return [t for t in covered if isinstance(t, str) and t]
 
 
+def _continued_header_tokens(index: WindowIndex, cut: int, prefix_start: int) -> int:
+    """The ``(continued)`` header a split cut makes the render add (as ``build_summary_block``
+    will describe the split: its turn and the turn's start time)."""
+    if prefix_start == cut:
+        return 0
+    first = index.window[cut]
+    split_meta = {
+        "covered_turn_ids": [first.turn_id],
+        "split_turn_id": first.turn_id,
+        "split_turn_ts": index.window[prefix_start].ts,
+    }
+    header = continued_turn_header([Block(seq=0, type=SUMMARY, meta=split_meta), first])
+    return header.tokens if header is not None else 0
+
+
 def _estimate(index: WindowIndex, cut: int, *, system_tokens: int, settings: RenderSettings) -> int:
-    split = index.split_prefix_start(cut) < cut
+    prefix_start = index.split_prefix_start(cut)
+    split = prefix_start < cut
     return (
         system_tokens
         + settings.summary_max_tokens
         + (settings.split_prefix_max_tokens if split else 0)
+        + _continued_header_tokens(index, cut, prefix_start)
         + index.suffix_tokens[cut]
     )
 
@@ -123,7 +205,7 @@ def _build_plan(
         split_turn_id=split_turn_id,
         covered_turn_ids=tuple(covered),
         system_tokens=system_tokens,
-        before_tokens=system_tokens + index.total_tokens,
+        before_tokens=system_tokens + rendered_tokens(window),
         retained_tokens=retained_tokens,
         estimated_tokens=_estimate(index, cut, system_tokens=system_tokens, settings=settings),
         keep_recent_tokens=keep_recent_tokens,
@@ -156,8 +238,8 @@ def plan_compaction(
 ) -> CompactionPlan | None:
     """Plan a compaction of the visible ``window``, or None (not needed and not forced, or no cut).
 
-    The estimated result is ``system + summary_max_tokens (+ split_prefix_max_tokens when the cut
-    splits a turn) + retained``. The budget starts at ``settings.effective_keep_recent_tokens`` and
+    The estimated result is ``system + summary_max_tokens (+ split_prefix_max_tokens and the
+    ``(continued)`` header when the cut splits a turn) + retained``. The budget starts at ``settings.effective_keep_recent_tokens`` and
     halves down to 0 until the estimate fits ``settings.compaction_limit``. When no halving step
     fits, every other reachable cut (each budget between 0 and the configured one yields one) is
     checked too, keeping the one that retains the most while fitting; when nothing fits at all,

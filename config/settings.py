@@ -6,6 +6,7 @@ Production (``make serve``, ``deploy/``) sets ``DATABASE_URL``, ``CELERY_BROKER_
 ``SECRET_KEY``. Malformed values fail loudly at start.
 """
 
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -151,6 +152,7 @@ WHITENOISE_AUTOREFRESH = DEBUG
 # Request bodies up to this size are read; per-field limits below give the precise 4xx.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("TIMELINE_MAX_REQUEST_BYTES", default=64 * 1024 * 1024)
 
+TIMELINE_COMPACT_THROTTLE = env.str("TIMELINE_COMPACT_THROTTLE", default="30/min")
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["timeline_app.api.auth.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -159,7 +161,7 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "timeline_app.api.exceptions.exception_handler",
     "UNAUTHENTICATED_USER": None,
-    "DEFAULT_THROTTLE_RATES": {"compact": env.str("TIMELINE_COMPACT_THROTTLE", default="30/min")},
+    "DEFAULT_THROTTLE_RATES": {"compact": TIMELINE_COMPACT_THROTTLE},
 }
 
 SPECTACULAR_SETTINGS = {
@@ -235,6 +237,11 @@ TIMELINE_SOFT_THRESHOLD = env.float("TIMELINE_SOFT_THRESHOLD", default=0.75)
 if not 0.05 <= TIMELINE_SOFT_THRESHOLD <= 1.0:
     raise environ.ImproperlyConfigured("TIMELINE_SOFT_THRESHOLD must be between 0.05 and 1")
 TIMELINE_SWEEP_INTERVAL_SECONDS = env.float("TIMELINE_SWEEP_INTERVAL_SECONDS", default=60.0)
+# A render past the soft threshold queues its timeline's compaction itself: at most this many per
+# tenant (all its API keys together) per period, the compact endpoint's rate by default.
+TIMELINE_NUDGE_THROTTLE = env.str("TIMELINE_NUDGE_THROTTLE", default=TIMELINE_COMPACT_THROTTLE)
+if not re.fullmatch(r"[0-9]+/[smhd][a-z]*", TIMELINE_NUDGE_THROTTLE):
+    raise environ.ImproperlyConfigured("TIMELINE_NUDGE_THROTTLE must look like 30/min (count/s|m|h|d)")
 CELERY_BEAT_SCHEDULE = {
     "compaction-sweep": {
         "task": "compaction.tasks.sweep_compactions",

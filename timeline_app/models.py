@@ -329,10 +329,10 @@ class Compaction(models.Model):
 class RenderRecord(models.Model):
     """One render that was not a dry run: the cache explainer's history (``rendering/prefix.py``).
 
-    The prefix fingerprint is kept packed (an 8-byte cumulative digest per segment, and the
-    segments' seqs as compressed deltas) so the next render can say how much of it the provider
-    could reuse. Bounded per timeline by
-    ``TIMELINE_RENDER_HISTORY_MAX`` and ``TIMELINE_RENDER_HISTORY_DAYS`` (the beat job trims).
+    The prefix fingerprint is kept bounded (``rendering.prefix.Fingerprint``: at most 1,024
+    checkpoints of an 8-byte cumulative digest and an 8-byte digest of the chunk's seqs) so the next
+    render can say how much of it the provider could reuse. Bounded per timeline by ``TIMELINE_RENDER_HISTORY_MAX`` (each render trims its
+    timeline in the transaction that inserts it) and ``TIMELINE_RENDER_HISTORY_DAYS`` (the beat job).
     """
 
     timeline = models.ForeignKey(Timeline, on_delete=models.CASCADE, related_name="renders")
@@ -358,6 +358,12 @@ class RenderRecord(models.Model):
     summary_seq = models.BigIntegerField(null=True, blank=True)
     settings_key = models.CharField(max_length=64)
     segment_count = models.IntegerField(default=0)
+    # A checkpoint every ``segment_stride`` segments (``rendering.prefix.Fingerprint``): at most
+    # 1,024 of them, 16 KiB whatever the window. 0: a record written before (migration 0007's
+    # encoding, a digest per segment and the seqs as compressed deltas), still read as such.
+    segment_stride = models.IntegerField(default=0)
+    # What came before the timeline (format, system prompt), hashed: a change there is no hide.
+    segment_seed = models.BinaryField(default=b"")
     segment_digests = models.BinaryField(default=b"")
     segment_seqs = models.BinaryField(default=b"")
 

@@ -134,3 +134,42 @@ def test_the_history_is_trimmed_to_its_count_and_age(owner, conversation, settin
     settings.TIMELINE_RENDER_HISTORY_DAYS = 7
     trim_render_history()
     assert not RenderRecord.objects.filter(timeline__conversation__public_id="c2").exists()
+
+
+def test_a_record_in_the_encoding_before_bounded_fingerprints_still_reads(owner, conversation):
+    """Records written before migration 0009 keep a digest per segment and the seqs as packed
+    deltas (stride 0): the next render compares with them as before."""
+    import hashlib
+
+    from timeline_app.rendering.pipeline import RenderOptions
+    from timeline_app.services.render import timeline_render
+
+    def as_the_api_renders():  # no system prompt: its digest is the empty text's
+        empty = hashlib.sha256(b"").hexdigest()
+        outcome = timeline_render(
+            timeline=timeline, options=RenderOptions(), dry_run=True, system_digest=empty
+        )
+        return outcome.rendered.prefix
+
+    timeline = conversation.timelines.get()
+    add_turns(timeline, 3)
+    first = render(owner)
+    prefix = as_the_api_renders()
+    RenderRecord.objects.filter(timeline=timeline).update(
+        segment_stride=0, segment_digests=prefix.packed_digests(), segment_seqs=prefix.packed_seqs()
+    )
+    add_turn(timeline, 4)
+    cache = render(owner, now="2026-03-01T12:01:00Z")["cache"]
+    assert (cache["reason"], cache["reused_prefix_tokens"]) == ("appended_only", first["tokens"]["visible"])
+    assert RenderRecord.objects.order_by("-id").values_list("segment_stride", flat=True)[0] == 1
+
+    RenderRecord.objects.filter(timeline=timeline).update(segment_stride=0)  # the newest, as if old
+    latest = RenderRecord.objects.order_by("-id").first()
+    prefix = as_the_api_renders()
+    RenderRecord.objects.filter(pk=latest.pk).update(
+        segment_digests=prefix.packed_digests(), segment_seqs=prefix.packed_seqs()
+    )
+    path = "tc:turn_2.tc_2x0.result"
+    assert owner.post(f"{BASE}/hide/", {"path": path, "replacement_text": "[gone]"}).status_code == 200
+    cache = render(owner, now="2026-03-01T12:02:00Z")["cache"]
+    assert (cache["reason"], cache["first_changed_path"]) == ("hidden", path)

@@ -180,7 +180,9 @@ def render_queries(owner, turns: int) -> int:
 def test_render_query_count_does_not_grow_with_the_timeline(owner, conversation):
     small = render_queries(owner, 2)
     assert render_queries(owner, 10) == small
-    assert small <= 12
+    # 12 reads and writes, and recording the render: SAVEPOINT (a transaction outside tests), lock
+    # the timeline row, INSERT, trim in one DELETE, RELEASE.
+    assert small <= 16
 
 
 def test_replayed_blocks_are_not_tokenized_again(owner, conversation, monkeypatch):

@@ -6,7 +6,7 @@ from compaction.digest import build_digest
 from compaction.planner import build_summary_block, plan_at_cut, plan_compaction
 from tests.compaction.factories import Stream
 from timeline_app.rendering.blocks import TOOL_CALL, TOOL_RESULT, TURN_HEADER, USER_PROMPT, Block
-from timeline_app.rendering.pipeline import RenderOptions, render_window
+from timeline_app.rendering.pipeline import RenderOptions, continued_turn_header, render_window
 from timeline_app.rendering.settings import RenderSettings
 
 SETTINGS = RenderSettings(
@@ -42,7 +42,13 @@ def test_split_turn_estimate_includes_the_prefix_allowance() -> None:
     s = one_long_turn()
     plan = plan_compaction(s.blocks, system_tokens=7, settings=SETTINGS)
     assert plan is not None
-    assert plan.estimated_tokens == 7 + 100 + 50 + plan.retained_tokens
+    # The "(continued)" header the render will add before the cut, as the real summary makes it.
+    summary = Block(
+        seq=0, **build_summary_block(plan, summary_text="s", split_text="p", digest={}, turn_id="c")
+    )
+    header = continued_turn_header([summary, plan.retained[0]])
+    assert header is not None and header.tokens > 0
+    assert plan.estimated_tokens == 7 + 100 + 50 + header.tokens + plan.retained_tokens
 
 
 def test_split_prefix_goes_under_turn_context_heading() -> None:

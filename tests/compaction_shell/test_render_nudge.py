@@ -4,8 +4,13 @@ The broker is the boundary: the compact task's ``apply_async`` is replaced by a 
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
+import time_machine
 from celery import current_app
+from django.core.cache import cache
+from django.utils import timezone
 
 from tests.api.outages import UNREACHABLE_REDIS
 from timeline_app import selectors
@@ -111,3 +116,36 @@ def test_an_unreachable_cache_costs_the_render_nothing(queued, settings):
     outcome = timeline_render(timeline=timeline, options=OPTIONS)
     assert outcome.rendered.blocks and outcome.compaction is None
     assert queued == []
+
+
+def test_a_rejected_timeline_is_nudged_again_only_once_it_grew_by_a_twentieth_of_max_tokens(queued):
+    timeline = make_timeline(public_id="hopeless")  # max_tokens 5,000: 250 tokens of growth
+    before = fill_to(timeline, 3_760, 4_000)
+    Compaction.objects.create(
+        timeline=timeline,
+        trigger="background",
+        status="rejected",
+        before_tokens=before,
+        started_at=timezone.now(),
+    )
+    timeline_render(timeline=timeline, options=OPTIONS)
+    assert queued == [], "it would only be rejected again"
+    cache.clear()  # past NUDGE_SECONDS
+    fill_to(timeline, before + 250, 4_500)  # still under the hard threshold: no inline compaction
+    timeline_render(timeline=timeline, options=OPTIONS)
+    assert [args[0] for args, _ in queued] == [timeline.pk]
+
+
+def test_nudges_count_against_a_per_tenant_budget(queued, settings):
+    settings.TIMELINE_NUDGE_THROTTLE = "2/min"
+    mine = [make_timeline(tenant="acme", public_id=f"busy{n}") for n in range(3)]
+    theirs = make_timeline(tenant="globex", public_id="busy0")
+    with time_machine.travel(datetime(2026, 3, 1, 12, 0, 5, tzinfo=UTC), tick=False):
+        for timeline in [*mine, theirs]:
+            fill_to(timeline, 3_800, 4_400)
+            timeline_render(timeline=timeline, options=OPTIONS)
+        assert [args[0] for args, _ in queued] == [mine[0].pk, mine[1].pk, theirs.pk]
+    with time_machine.travel(datetime(2026, 3, 1, 12, 1, 5, tzinfo=UTC), tick=False):
+        cache.clear()  # the per-timeline dedupe gone too; a new minute: a new budget
+        timeline_render(timeline=mine[2], options=OPTIONS)
+        assert [args[0] for args, _ in queued][-1] == mine[2].pk

@@ -90,16 +90,42 @@ def test_idle_conversations_running_compactions_and_hopeless_timelines_are_left_
     running = make_timeline(public_id="running")
     fill_to(running, 3_800)
     Compaction.objects.create(timeline=running, trigger="background", started_at=timezone.now())
-    rejected = make_timeline(public_id="rejected")
-    fill_to(rejected, 3_800)
+    failed = make_timeline(public_id="failed")
+    fill_to(failed, 3_800)
     Compaction.objects.create(
-        timeline=rejected, trigger="background", status="rejected", started_at=timezone.now()
+        timeline=failed, trigger="background", status="failed", started_at=timezone.now()
     )
 
     assert due() == {}
 
+    blocks_append(timeline=failed, blocks=[NewBlock(type=b.NOTES, text="news")])
+    assert set(due()) == {failed.pk}, "new activity makes a failed one worth another try"
+
+
+def test_a_rejected_timeline_is_swept_again_only_once_it_grew_by_a_twentieth_of_max_tokens():
+    rejected = make_timeline(public_id="rejected")  # max_tokens 5,000: 250 tokens of growth
+    before = fill_to(rejected, 3_800)
+    Compaction.objects.create(
+        timeline=rejected,
+        trigger="background",
+        status="rejected",
+        before_tokens=before,
+        started_at=timezone.now(),
+    )
+    # Another tenant's timeline with the same public id, rejected long ago (before_tokens 0): its
+    # record is its own, and it has grown enough.
+    other = make_timeline(tenant="other", public_id="rejected")
+    fill_to(other, 3_800)
+    Compaction.objects.create(
+        timeline=other, trigger="background", status="rejected", before_tokens=0, started_at=timezone.now()
+    )
+    assert set(due()) == {other.pk}, "grown by 3,800 since its (planted) rejection"
+
     blocks_append(timeline=rejected, blocks=[NewBlock(type=b.NOTES, text="news")])
-    assert set(due()) == {rejected.pk}, "new activity makes it worth another try"
+    assert rejected.pk not in due(), "any activity is not enough: it would be rejected again"
+
+    fill_to(rejected, before + 250)
+    assert rejected.pk in due()
 
 
 def test_finding_due_timelines_is_one_query(django_assert_num_queries):

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from tests.budget import examples
 from timeline_app.rendering.blocks import Block
 from timeline_app.rendering.prefix import (
+    MAX_CHECKPOINTS,
     PreviousRender,
     build_prefix,
     explain_cache,
@@ -47,6 +48,107 @@ def _previous(blocks, *, at=NOW - timedelta(seconds=10)):
         digests=prefix.packed_digests(),
         seqs=prefix.packed_seqs(),
     )
+
+
+def _bounded(blocks, *, at=NOW - timedelta(seconds=10)):
+    """What a render record now keeps (``Prefix.fingerprint``), read back as the selector does."""
+    print_ = _prefix(blocks).fingerprint()
+    return PreviousRender(
+        at=at,
+        settings_key="k",
+        latest_compaction_id=None,
+        digests=print_.digests,
+        seqs=print_.seq_digests,
+        stride=print_.stride,
+        segments=print_.count,
+    )
+
+
+def _explain(previous, after):
+    return explain_cache(
+        previous=previous,
+        current=_prefix(after),
+        now=NOW,
+        ttl_seconds=300,
+        settings_key="k",
+        latest_compaction_id=None,
+    )
+
+
+def _changed(before, change, at):
+    n = len(before)
+    after = list(before)
+    if change == "append":
+        after.append(Block(seq=10**6, type="react.notes", text="new", tokens=5))
+    elif change == "hide" and n:
+        i = at % n
+        after[i] = after[i].hide(replacement_text="[pruned]", reason="ttl", replacement_tokens=1)
+    elif change == "drop_tail" and n:
+        after = after[: at % n]
+    elif change in ("insert", "hide_and_insert") and n:
+        i = at % n
+        after.insert(i, Block(seq=10**6 + 1, type="react.notes", text="inserted", tokens=7))
+        if change == "hide_and_insert" and i + 1 < len(after):
+            after[i + 1] = after[i + 1].hide(replacement_text="[pruned]", reason="ttl", replacement_tokens=1)
+    elif change == "hide_first_then_insert" and n:
+        i = at % n
+        after[i] = after[i].hide(replacement_text="[pruned]", reason="ttl", replacement_tokens=1)
+        after.insert(min(i + 1, len(after)), Block(seq=10**6 + 2, type="react.notes", text="x", tokens=7))
+    return after
+
+
+CHANGES = ["append", "hide", "drop_tail", "insert", "same", "hide_and_insert", "hide_first_then_insert"]
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(
+    n=st.integers(min_value=0, max_value=MAX_CHECKPOINTS),
+    change=st.sampled_from(CHANGES),
+    at=st.integers(min_value=0, max_value=10**6),
+)
+def test_the_bounded_record_answers_exactly_as_a_digest_per_segment_up_to_its_checkpoint_count(n, change, at):
+    before = _blocks(n)
+    after = _changed(before, change, at)
+    assert _explain(_bounded(before), after) == _explain(_previous(before), after)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(
+    n=st.integers(min_value=MAX_CHECKPOINTS + 1, max_value=20_000),
+    change=st.sampled_from(CHANGES),
+    at=st.integers(min_value=0, max_value=10**6),
+)
+def test_past_its_checkpoint_count_the_record_finds_the_changed_chunk(n, change, at):
+    """Beyond 1,024 segments: the same reason (but a hide sharing its chunk with an inserted
+    block), the first change placed at the start of its chunk, the reuse counted up to there."""
+    before = _blocks(n, tokens=1)
+    after = _changed(before, change, at)
+    stride = _prefix(before).fingerprint().stride
+    bounded, exact = _explain(_bounded(before), after), _explain(_previous(before), after)
+    if exact.reason == "hidden" and bounded.reason == "other":
+        i = exact.first_changed_index
+        assert change == "hide_first_then_insert" and (i + 1) // stride == i // stride
+    else:
+        assert bounded.reason == exact.reason
+    if exact.reason == "appended_only":
+        assert bounded == exact
+        return
+    index = bounded.first_changed_index
+    if exact.first_changed_index is None:  # the current prefix is a strict prefix of the previous
+        assert index is None or len(after) - stride < index < len(after)
+    else:
+        assert exact.first_changed_index - stride < index <= exact.first_changed_index
+        assert index % stride == 0
+    if index is not None:
+        assert bounded.reused_prefix_tokens == sum(b.effective_tokens for b in after[:index])
+    assert bounded.reused_prefix_tokens <= exact.reused_prefix_tokens
+
+
+def test_a_record_stays_under_16_kib_whatever_the_window():
+    for n in (10, 1_024, 1_025, 50_000):
+        kept = _prefix(_blocks(n)).fingerprint()
+        assert len(kept.digests) + len(kept.seq_digests) <= 16 * 1024
+    assert len(_prefix(_blocks(50_000)).packed_digests()) == 400_000, "what a digest per segment cost"
 
 
 def _blocks(n, *, tokens=10):

@@ -9,8 +9,20 @@ prefix tokens the provider could reuse, where the prefix first changed, and why:
 ``first_render`` no previous render; ``ttl_expired`` the previous one is older than the cache TTL
 (nothing is reused); ``settings_changed`` the render settings or format differ; ``compacted`` a
 compaction was applied since; ``hidden`` a block of the previous prefix changed its hide state;
-``appended_only`` the previous prefix is intact; ``other`` anything else (filters, a clear()).
+``appended_only`` the previous prefix is intact; ``other`` anything else (a clear(), a new system
+prompt: the seed is recorded, so a change there is never read as a hide).
 When several apply, the first in this order wins.
+
+What a render record keeps of its prefix is bounded (``Fingerprint``): at most
+``MAX_CHECKPOINTS`` checkpoints, one every ``stride`` segments (``stride`` = ⌈segments /
+MAX_CHECKPOINTS⌉, 1 up to 1,024 segments), each an 8-byte cumulative digest and an 8-byte digest of
+its chunk's seqs: 16 KiB at most, whatever the window (a 50,000-block window kept 326 kB before).
+Up to 1,024 segments the answers are exact, as a segment-by-segment comparison. Beyond, the
+explainer finds the first chunk that changed: ``first_changed_index`` names that chunk's first
+segment and ``reused_prefix_tokens`` counts the tokens before it (a lower bound, short by fewer
+than ``stride`` segments); ``appended_only`` and the whole-prefix answers stay exact, and
+``hidden`` needs the changed chunk to hold the same blocks (a hide and an insertion or removal in
+one chunk read ``other``).
 """
 
 from __future__ import annotations
@@ -39,6 +51,37 @@ CACHE_REASONS: tuple[CacheReason, ...] = (
     "other",
 )
 DIGEST_BYTES = 8
+MAX_CHECKPOINTS = 1024
+"""Most checkpoints a render record keeps (2 × 8 bytes each): see the module docstring."""
+LEGACY_STRIDE = 0
+"""The stride stored with records written before bounded fingerprints (migration 0007's encoding:
+a digest per segment and the seqs as compressed deltas); they read as stride 1."""
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """What a render record stores of its prefix: ``count`` segments, a checkpoint every ``stride``
+    segments (and on the last), their cumulative ``digests`` and their chunks' ``seq_digests``."""
+
+    count: int
+    stride: int
+    digests: bytes
+    seq_digests: bytes
+    seed: bytes = b""
+
+
+def stride_for(count: int) -> int:
+    return max(1, -(-count // MAX_CHECKPOINTS))
+
+
+def checkpoint_position(j: int, *, stride: int, count: int) -> int:
+    """The segment index of checkpoint ``j``: the last segment of its chunk."""
+    return min((j + 1) * stride, count) - 1
+
+
+def chunk_seq_digest(seqs: Sequence[int]) -> bytes:
+    """Which stored blocks a chunk holds, in order (8 bytes)."""
+    return hashlib.sha256(struct.pack(f"<{len(seqs)}q", *seqs)).digest()[:DIGEST_BYTES]
 
 
 @dataclass(frozen=True)
@@ -51,6 +94,8 @@ class Prefix:
     paths: tuple[str, ...] = ()
     indices: tuple[int, ...] = ()
     seqs: tuple[int, ...] = ()
+    # The digest of what comes before the timeline (format, system prompt): the chain's start.
+    seed: bytes = b""
 
     @property
     def total_tokens(self) -> int:
@@ -60,9 +105,22 @@ class Prefix:
         return b"".join(self.digests)
 
     def packed_seqs(self) -> bytes:
-        """The seqs as zlib-compressed deltas (a window's seqs mostly step by one: a few hundred
-        bytes for 20,000 segments instead of 160 KB)."""
+        """The seqs as zlib-compressed deltas (migration 0007's encoding, kept for its records)."""
         return pack_seqs(self.seqs)
+
+    def fingerprint(self) -> Fingerprint:
+        """The bounded record of this prefix (module docstring): one checkpoint per chunk."""
+        count = len(self.digests)
+        stride = stride_for(count)
+        checkpoints = range(-(-count // stride))
+        ends = [checkpoint_position(j, stride=stride, count=count) for j in checkpoints]
+        return Fingerprint(
+            count=count,
+            stride=stride,
+            digests=b"".join(self.digests[end] for end in ends),
+            seq_digests=b"".join(chunk_seq_digest(self.seqs[j * stride : ends[j] + 1]) for j in checkpoints),
+            seed=self.seed,
+        )
 
 
 def pack_seqs(seqs: Sequence[int]) -> bytes:
@@ -89,7 +147,7 @@ def segment_key(block: Block, text: str) -> bytes:
 def build_prefix(seed: str, segments: Sequence[tuple[Block, bytes, int]]) -> Prefix:
     """``segments``: (block, its ``segment_key``, index of its first item in the response)."""
     sha256 = hashlib.sha256
-    digest = sha256(seed.encode()).digest()[:DIGEST_BYTES]
+    digest = start = sha256(seed.encode()).digest()[:DIGEST_BYTES]
     digests: list[bytes] = []
     for _, key, _ in segments:
         digest = sha256(digest + key).digest()[:DIGEST_BYTES]
@@ -101,22 +159,29 @@ def build_prefix(seed: str, segments: Sequence[tuple[Block, bytes, int]]) -> Pre
         paths=tuple(block.path or f"{block.type}#{block.seq}" for block in blocks),
         indices=tuple(index for _, _, index in segments),
         seqs=tuple(block.seq for block in blocks),
+        seed=start,
     )
 
 
 @dataclass(frozen=True)
 class PreviousRender:
-    """What is kept of the previous render to compare with (see ``RenderRecord``): the packed
-    digests and the packed seqs (``pack_seqs``). Its tokens are not kept: where two prefixes
-    agree, their cumulative tokens agree too (same blocks, same renderings)."""
+    """What is kept of the previous render to compare with (see ``RenderRecord``): a
+    ``Fingerprint``'s checkpoint digests and chunk seq digests, or, for records written before
+    (``stride`` ``LEGACY_STRIDE``), a digest per segment and the packed seqs (``pack_seqs``). Its
+    tokens are not kept: where two prefixes agree, their cumulative tokens agree too (same blocks,
+    same renderings)."""
 
     at: datetime
     settings_key: str
     latest_compaction_id: int | None
     digests: bytes
     seqs: bytes
+    stride: int = LEGACY_STRIDE
+    segments: int | None = None
+    seed: bytes = b""  # unknown for records written before migration 0009
 
     def digest(self, i: int) -> bytes:
+        """Checkpoint ``i``'s cumulative digest (a legacy record has one per segment)."""
         return self.digests[i * DIGEST_BYTES : (i + 1) * DIGEST_BYTES]
 
     def seq_at(self, i: int) -> int | None:
@@ -124,8 +189,26 @@ class PreviousRender:
         return seqs[i] if i < len(seqs) else None
 
     @property
-    def count(self) -> int:
+    def checkpoints(self) -> int:
         return len(self.digests) // DIGEST_BYTES
+
+    @property
+    def count(self) -> int:
+        """How many segments the previous prefix had."""
+        return self.segments if self.segments is not None and self.stride else self.checkpoints
+
+    def position(self, j: int) -> int:
+        return checkpoint_position(j, stride=self.stride or 1, count=self.count)
+
+    def same_blocks(self, j: int, current: Prefix) -> bool:
+        """Whether chunk ``j`` holds the same stored blocks, in order, in both renders."""
+        start, end = j * (self.stride or 1), self.position(j)
+        if end >= len(current.seqs):
+            return False
+        if self.stride == LEGACY_STRIDE:
+            return self.seq_at(j) == current.seqs[j]
+        stored = self.seqs[j * DIGEST_BYTES : (j + 1) * DIGEST_BYTES]
+        return stored == chunk_seq_digest(current.seqs[start : end + 1])
 
 
 @dataclass(frozen=True)
@@ -150,9 +233,10 @@ def explain_cache(
     if previous is None:
         first = 0 if current.digests else None
         return CacheReport(None, 0, _index(current, first), _path(current, first), "first_render")
-    common = _common_segments(previous, current)
+    agreeing = _agreeing_checkpoints(previous, current)
+    intact = agreeing == previous.checkpoints
+    common = previous.count if intact else (previous.position(agreeing - 1) + 1 if agreeing else 0)
     changed = common if common < len(current.digests) else None
-    intact = common == previous.count
     expired = ttl_seconds <= 0 or now - previous.at > timedelta(seconds=ttl_seconds)
     reused = 0 if expired or common == 0 else current.tokens[common - 1]
     reason: CacheReason
@@ -162,7 +246,12 @@ def explain_cache(
         reason = "settings_changed"
     elif latest_compaction_id != previous.latest_compaction_id:
         reason = "compacted"
-    elif not intact and changed is not None and _same_block(previous, current, changed):
+    elif (
+        not intact
+        and changed is not None
+        and previous.seed in (b"", current.seed)  # a new system prompt or format is no hide
+        and previous.same_blocks(agreeing, current)
+    ):
         reason = "hidden"
     elif intact:
         reason = "appended_only"
@@ -171,23 +260,20 @@ def explain_cache(
     return CacheReport(previous.at, reused, _index(current, changed), _path(current, changed), reason)
 
 
-def _common_segments(previous: PreviousRender, current: Prefix) -> int:
-    """How many leading segments the two prefixes share. The digests are cumulative: once they
-    differ they differ to the end, so a binary search finds the first difference."""
-    low, high = 0, min(previous.count, len(current.digests))
+def _agreeing_checkpoints(previous: PreviousRender, current: Prefix) -> int:
+    """How many leading checkpoints of the previous prefix the current one agrees with. The
+    digests are cumulative: once they differ they differ to the end, so a binary search finds the
+    first difference."""
+    low, high = 0, previous.checkpoints
+    length = len(current.digests)
     while low < high:
         middle = (low + high) // 2
-        if previous.digest(middle) == current.digests[middle]:
+        at = previous.position(middle)
+        if at < length and previous.digest(middle) == current.digests[at]:
             low = middle + 1
         else:
             high = middle
     return low
-
-
-def _same_block(previous: PreviousRender, current: Prefix, i: int) -> bool:
-    """The segment at ``i`` is the same stored block in both renders with another rendering:
-    stored blocks never change but for their hide state."""
-    return previous.seq_at(i) == current.seqs[i]
 
 
 def _index(prefix: Prefix, i: int | None) -> int | None:

@@ -11,18 +11,30 @@ def previous_render(*, timeline: Timeline) -> PreviousRender | None:
     row = (
         RenderRecord.objects.filter(timeline=timeline)
         .order_by("-id")
-        .values_list("rendered_at", "settings_key", "summary_seq", "segment_digests", "segment_seqs")
+        .values_list(
+            "rendered_at",
+            "settings_key",
+            "summary_seq",
+            "segment_digests",
+            "segment_seqs",
+            "segment_stride",
+            "segment_count",
+            "segment_seed",
+        )
         .first()
     )
     if row is None:
         return None
-    at, settings_key, summary_seq, digests, seqs = row
+    at, settings_key, summary_seq, digests, seqs, stride, count, seed = row
     return PreviousRender(
         at=at,
         settings_key=settings_key,
         latest_compaction_id=summary_seq,
         digests=bytes(digests),
         seqs=bytes(seqs),
+        stride=stride,
+        segments=count,
+        seed=bytes(seed),
     )
 
 
@@ -30,6 +42,6 @@ def render_history(*, timeline: Timeline, limit: int) -> list[RenderRecord]:
     """The newest ``limit`` renders, newest first, without their packed fingerprints."""
     return list(
         RenderRecord.objects.filter(timeline=timeline)
-        .defer("segment_digests", "segment_seqs")
+        .defer("segment_digests", "segment_seqs", "segment_seed")
         .order_by("-id")[:limit]
     )

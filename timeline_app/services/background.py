@@ -8,6 +8,7 @@ registered name in Celery's registry, which keeps eager mode working (``send_tas
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -15,9 +16,9 @@ from datetime import datetime, timedelta
 from celery import current_app
 from django.conf import settings as django_settings
 from django.core.cache import cache
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Subquery
 
-from compaction.planner import needs_compaction
+from compaction.planner import needs_compaction, visible_tokens, worth_retrying
 from compaction.strategies import SUMMARIZE
 from timeline_app import selectors
 from timeline_app.models import Compaction, Timeline
@@ -77,24 +78,38 @@ def timelines_past_soft_threshold(
 
     One query: the visible tokens are summed in the database per timeline (the window from the
     latest summary's first retained block, plus that summary), never by loading blocks. Left out:
-    timelines with a compaction running, those whose last compaction was rejected or failed with
-    no activity since (it would only be rejected again), and named contexts whose strategy is not
-    ``summarize``.
+    timelines with a compaction running, those whose last compaction failed with no activity
+    since, those whose latest decided compaction was rejected until they grew by
+    ``REJECTED_RETRY_GROWTH × max_tokens`` over its ``before_tokens`` (``worth_retrying``: it would
+    only be rejected again), and named contexts whose strategy is not ``summarize``.
     """
     compactions = Compaction.objects.filter(timeline=OuterRef("pk"))
     unchanged_since_failure = compactions.filter(
-        status__in=[Compaction.Status.REJECTED, Compaction.Status.FAILED],
-        started_at__gte=OuterRef("conversation__last_activity_at"),
+        status=Compaction.Status.FAILED, started_at__gte=OuterRef("conversation__last_activity_at")
+    )
+    decided = compactions.filter(status__in=[Compaction.Status.APPLIED, Compaction.Status.REJECTED]).order_by(
+        "-id"
     )
     rows = (
         selectors.timelines_with_visible_tokens()
         .filter(conversation__last_activity_at__gte=now - active_within)
         .exclude(Exists(compactions.filter(status=Compaction.Status.RUNNING)))
         .exclude(Exists(unchanged_since_failure))
+        .annotate(
+            last_status=Subquery(decided.values("status")[:1]),
+            last_before=Subquery(decided.values("before_tokens")[:1]),
+        )
         .order_by("pk")
-        .values_list("pk", "visible_tokens", "conversation__settings", "compaction_strategy")
+        .values_list(
+            "pk",
+            "visible_tokens",
+            "conversation__settings",
+            "compaction_strategy",
+            "last_status",
+            "last_before",
+        )
     )
-    for pk, visible, overrides, strategy in rows.iterator(chunk_size=500):
+    for pk, visible, overrides, strategy, last_status, last_before in rows.iterator(chunk_size=500):
         if strategy and not _summarizes(Timeline(pk=pk, compaction_strategy=strategy)):
             continue
         try:
@@ -103,6 +118,10 @@ def timelines_past_soft_threshold(
             logger.warning("timeline %s: conversation settings unusable, not swept", pk)
             continue
         limit = background_settings(settings, soft_threshold=soft_threshold).compaction_limit
+        if last_status == Compaction.Status.REJECTED and not worth_retrying(
+            visible_tokens=int(visible), rejected_before_tokens=last_before, max_tokens=settings.max_tokens
+        ):
+            continue
         if visible > limit:
             yield TimelineLoad(timeline_id=pk, visible_tokens=int(visible), soft_limit=limit)
 
@@ -130,6 +149,37 @@ def compaction_sweep(
 COMPACT_TASK = "compaction.tasks.compact_timeline"
 NUDGE_SECONDS = 30
 """At most one render-queued compaction per timeline in this many seconds (and its queue expiry)."""
+_PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def _latest_rejected_before(timeline: Timeline) -> int | None:
+    """The ``before_tokens`` of the timeline's latest decided compaction when it was rejected."""
+    latest = (
+        Compaction.objects.filter(
+            timeline=timeline, status__in=[Compaction.Status.APPLIED, Compaction.Status.REJECTED]
+        )
+        .order_by("-id")
+        .values_list("status", "before_tokens")
+        .first()
+    )
+    return latest[1] if latest is not None and latest[0] == Compaction.Status.REJECTED else None
+
+
+def nudge_budget_take(*, tenant_id: int, now: float) -> bool:
+    """Count one nudge against the tenant's budget (``TIMELINE_NUDGE_THROTTLE``, the compact
+    endpoint's rate by default): per tenant, so more API keys buy no more background compactions,
+    in fixed windows counted with one atomic ``incr`` in the shared cache, like the compact
+    throttle. Returns whether the nudge is within the budget."""
+    count_text, period = django_settings.TIMELINE_NUDGE_THROTTLE.split("/", 1)
+    allowed, duration = int(count_text), _PERIODS[period[0]]
+    key = f"throttle:nudge:tenant:{tenant_id}:{int(now // duration)}"
+    cache.add(key, 0, timeout=duration + 5)
+    try:
+        count = cache.incr(key)
+    except ValueError:  # the counter expired between add() and incr()
+        cache.add(key, 1, timeout=duration + 5)
+        count = 1
+    return bool(count <= allowed)
 
 
 def compaction_nudge(*, timeline: Timeline, window: Sequence[BlockValue], settings: RenderSettings) -> bool:
@@ -139,10 +189,12 @@ def compaction_nudge(*, timeline: Timeline, window: Sequence[BlockValue], settin
     that appends fast can go from the soft to the hard threshold in between and then wait for a
     summary inside its render (the load bench saw 6 of 16,000 with a 5 s sweep). At most one per
     timeline and latest summary per ``NUDGE_SECONDS``, decided by an atomic cache add shared by
-    every process. Not
-    with eager tasks (the embedded mode: the compaction would run inside the render), and a
-    broker that cannot take the task or a cache that cannot be reached costs the render nothing
-    but a log line: the sweep and the hard threshold remain. Returns whether a task was queued.
+    every process; not for a timeline whose latest compaction was rejected until it grew enough
+    (``worth_retrying``, as the sweep); and at most ``TIMELINE_NUDGE_THROTTLE`` per tenant
+    (``nudge_budget_take``). Not with eager tasks (the embedded mode: the compaction would run
+    inside the render), and a broker that cannot take the task or a cache that cannot be reached
+    costs the render nothing but a log line: the sweep and the hard threshold remain. Returns
+    whether a task was queued.
     """
     if django_settings.CELERY_TASK_ALWAYS_EAGER:
         return False
@@ -160,6 +212,23 @@ def compaction_nudge(*, timeline: Timeline, window: Sequence[BlockValue], settin
         )
         return False
     if not first:
+        return False
+    rejected_before = _latest_rejected_before(timeline)
+    if rejected_before is not None and not worth_retrying(
+        visible_tokens=visible_tokens(window),
+        rejected_before_tokens=rejected_before,
+        max_tokens=settings.max_tokens,
+    ):
+        return False
+    try:
+        within_budget = nudge_budget_take(tenant_id=timeline.conversation.tenant_id, now=time.time())
+    except Exception:  # the shared cache went away since the add above: no nudge, the render goes on
+        logger.warning(
+            "compaction nudge for timeline %s skipped: cache unreachable", timeline.pk, exc_info=True
+        )
+        return False
+    if not within_budget:
+        logger.info("compaction nudge for timeline %s over its tenant's budget", timeline.pk)
         return False
     task = current_app.tasks[COMPACT_TASK]
     try:

@@ -29,7 +29,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from compaction.planner import CompactionPlan, compaction_is_accepted, plan_compaction
+from compaction.planner import CompactionPlan, compaction_result, plan_compaction
 from compaction.summarizers import Summarizer
 from timeline_app import metrics, selectors, signals
 from timeline_app.errors import ConversationErased
@@ -364,8 +364,9 @@ def _apply(
 
         # Blocks contributed since the plan are retained: count them in before and after.
         retained = selectors.tokens_from_seq(timeline=locked, seq=plan.first_retained_seq)
-        after = plan.system_tokens + summary.tokens + retained
-        if not compaction_is_accepted(plan.before_tokens + (retained - plan.retained_tokens), after):
+        result = compaction_result(plan, summary=summary.to_value(), retained_tokens=retained)
+        after = result.after_tokens
+        if not result.accepted:
             _store(row, status=Compaction.Status.REJECTED, started=started, after_tokens=after)
             return CompactionOutcome(
                 status=Compaction.Outcome.REJECTED,

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from django.db import IntegrityError
-from django.db.models import Count
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, Subquery
 
 from timeline_app.errors import ConversationErased
 from timeline_app.models import RenderRecord, Timeline
 from timeline_app.rendering.pipeline import Rendered
-from timeline_app.rendering.prefix import CacheReport
+from timeline_app.rendering.prefix import CacheReport, Prefix
 
 
 def render_record(
@@ -25,43 +26,87 @@ def render_record(
     hidden_count: int,
     compaction_id: int | None,
 ) -> RenderRecord:
-    """Record one render (one INSERT, whatever the timeline's length). Of a conversation erased
-    meanwhile, the insert fails its foreign key check (the erase holds the context's row until
-    it commits): ``ConversationErased``, never a row left behind."""
+    """Record one render and trim the timeline's history to ``TIMELINE_RENDER_HISTORY_MAX`` in the
+    same transaction: a timeline never holds more records than the cap, however fast it renders,
+    and only its own records are deleted. The timeline row is locked for those few statements so
+    concurrent renders of one timeline trim in turn (their counts add up). Of a conversation erased
+    meanwhile (the erase holds the context's row until it commits) there is no row left to lock:
+    ``ConversationErased``, never a record left behind."""
     prefix = rendered.prefix
-    try:
-        return RenderRecord.objects.create(
+    with transaction.atomic():
+        if Timeline.objects.select_for_update().filter(pk=timeline.pk).values_list("pk").first() is None:
+            raise ConversationErased("the conversation was erased", details={"conversation": "erased"})
+        record = _insert(
             timeline=timeline,
-            rendered_at=now,
-            reason=report.reason,
-            previous_render_at=report.previous_render_at,
-            reused_prefix_tokens=report.reused_prefix_tokens,
-            first_changed_index=report.first_changed_index,
-            first_changed_path=report.first_changed_path or "",
-            system_tokens=rendered.tokens["system"],
-            visible_tokens=rendered.tokens["visible"],
-            tail_tokens=rendered.tokens["tail"],
-            total_tokens=rendered.tokens["total"],
-            prefix_tokens=prefix.total_tokens,
-            cache_points=list(rendered.cache_points),
+            now=now,
+            rendered=rendered,
+            report=report,
+            settings_key=settings_key,
+            summary_seq=summary_seq,
             pruning_status=pruning_status,
             hidden_count=hidden_count,
             compaction_id=compaction_id,
-            summary_seq=summary_seq,
-            settings_key=settings_key,
-            segment_count=len(prefix.digests),
-            segment_digests=prefix.packed_digests(),
-            segment_seqs=prefix.packed_seqs(),
+            prefix=prefix,
         )
-    except IntegrityError:
-        if Timeline.objects.filter(pk=timeline.pk).exists():
-            raise
-        raise ConversationErased("the conversation was erased", details={"conversation": "erased"}) from None
+        timeline_history_trim(timeline=timeline, keep=settings.TIMELINE_RENDER_HISTORY_MAX)
+    return record
+
+
+def timeline_history_trim(*, timeline: Timeline, keep: int) -> int:
+    """Delete all but the newest ``keep`` records of this one timeline, in one DELETE: its cutoff
+    (the ``keep``-th newest id, read off the ``(timeline, -id)`` index) is a subquery, NULL and so
+    deleting nothing while the timeline has fewer."""
+    rows = RenderRecord.objects.filter(timeline=timeline)
+    cutoff = rows.order_by("-id").values("id")[keep - 1 : keep]
+    deleted, _ = rows.filter(id__lt=Subquery(cutoff)).delete()
+    return deleted
+
+
+def _insert(
+    *,
+    timeline: Timeline,
+    now: datetime,
+    rendered: Rendered,
+    report: CacheReport,
+    settings_key: str,
+    summary_seq: int | None,
+    pruning_status: str,
+    hidden_count: int,
+    compaction_id: int | None,
+    prefix: Prefix,
+) -> RenderRecord:
+    fingerprint = prefix.fingerprint()
+    return RenderRecord.objects.create(
+        timeline=timeline,
+        rendered_at=now,
+        reason=report.reason,
+        previous_render_at=report.previous_render_at,
+        reused_prefix_tokens=report.reused_prefix_tokens,
+        first_changed_index=report.first_changed_index,
+        first_changed_path=report.first_changed_path or "",
+        system_tokens=rendered.tokens["system"],
+        visible_tokens=rendered.tokens["visible"],
+        tail_tokens=rendered.tokens["tail"],
+        total_tokens=rendered.tokens["total"],
+        prefix_tokens=prefix.total_tokens,
+        cache_points=list(rendered.cache_points),
+        pruning_status=pruning_status,
+        hidden_count=hidden_count,
+        compaction_id=compaction_id,
+        summary_seq=summary_seq,
+        settings_key=settings_key,
+        segment_count=fingerprint.count,
+        segment_stride=fingerprint.stride,
+        segment_digests=fingerprint.digests,
+        segment_seqs=fingerprint.seq_digests,
+        segment_seed=fingerprint.seed,
+    )
 
 
 def render_history_trim(*, now: datetime, keep: int, days: float) -> int:
     """Delete records older than ``days``, then all but the newest ``keep`` of each timeline (the
-    beat job; one DELETE per timeline over the count). Returns how many went."""
+    beat job: the age limit, and the count for a cap lowered since the records were written;
+    every render already trims its own timeline to the cap). Returns how many went."""
     deleted, _ = RenderRecord.objects.filter(rendered_at__lt=now - timedelta(days=days)).delete()
     crowded = (
         RenderRecord.objects.values("timeline")
