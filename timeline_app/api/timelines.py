@@ -19,7 +19,7 @@ from timeline_app.api.schema import operation
 from timeline_app.errors import NotFound
 from timeline_app.models import Timeline
 from timeline_app.rendering.contributions import NewAttachment, NewBlock
-from timeline_app.services.blocks import blocks_append, turn_start
+from timeline_app.services.blocks import Appended, blocks_store, turn_store
 from timeline_app.services.hiding import blocks_hide
 from timeline_app.services.sources import sources_merge
 
@@ -41,6 +41,17 @@ def _new_block(item: dict[str, Any]) -> NewBlock:
     )
 
 
+def written(appended: Appended) -> int:
+    """201 when the write created something, 200 when every item was a replay of a known id."""
+    return status.HTTP_201_CREATED if appended.created else status.HTTP_200_OK
+
+
+REPLAY_NOTE = (
+    "201 when something was created; 200 when every item replays a known id (the stored rows, "
+    "nothing written)"
+)
+
+
 def _new_attachment(item: dict[str, Any]) -> NewAttachment:
     return NewAttachment(
         name=item["name"], mime=item["mime"], data=item["base64"], text=item["text"], summary=item["summary"]
@@ -52,19 +63,20 @@ class TurnsView(TenantView):
 
     @operation(
         summary="Start a turn: header, user.prompt and attachment blocks",
+        description=f"Starting a known `turn_id` again answers its stored blocks. {REPLAY_NOTE}.",
         request=s.TurnIn,
-        responses={201: s.BlocksOut},
+        responses={201: s.BlocksOut, 200: s.BlocksOut},
     )
     def post(self, request: Request, conv: str, context: str = MAIN) -> Response:
         data = validated_body(s.TurnIn, request)
-        stored = turn_start(
+        appended = turn_store(
             timeline=self.timeline_for_write(request, conv, context),
             prompt=data["prompt"],
             turn_id=data.get("turn_id"),
             attachments=[_new_attachment(item) for item in data["attachments"]],
             ts=data.get("ts"),
         )
-        return Response(s.BlocksOut({"blocks": stored}).data, status=status.HTTP_201_CREATED)
+        return Response(s.BlocksOut({"blocks": appended.rows}).data, status=written(appended))
 
 
 class BlocksView(TenantView):
@@ -91,15 +103,16 @@ class BlocksView(TenantView):
 
     @operation(
         summary="Contribute blocks (idempotent by block id)",
+        description=f"A block whose `id` is stored already comes back as stored. {REPLAY_NOTE}.",
         request=s.BlocksIn,
-        responses={201: s.BlocksOut},
+        responses={201: s.BlocksOut, 200: s.BlocksOut},
         errors=(400, 401, 404, 409),
     )
     def post(self, request: Request, conv: str, context: str = MAIN) -> Response:
         data = validated_body(s.BlocksIn, request)
         timeline = self.timeline_for_write(request, conv, context)
-        stored = blocks_append(timeline=timeline, blocks=[_new_block(item) for item in data["blocks"]])
-        return Response(s.BlocksOut({"blocks": stored}).data, status=status.HTTP_201_CREATED)
+        appended = blocks_store(timeline=timeline, blocks=[_new_block(item) for item in data["blocks"]])
+        return Response(s.BlocksOut({"blocks": appended.rows}).data, status=written(appended))
 
 
 class HideView(TenantView):
