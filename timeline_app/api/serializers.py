@@ -249,6 +249,10 @@ class HideIn(StrictSerializer):
     replacement_text = StrictCharField(allow_blank=True, trim_whitespace=False, max_length=20_000)
 
 
+class UnhideIn(StrictSerializer):
+    path = BlockPathField(help_text="the path of the blocks to show again")
+
+
 class SourceIn(StrictSerializer):
     url = StrictCharField(max_length=2048)
     title = StrictCharField(required=False, allow_blank=True, max_length=1000)

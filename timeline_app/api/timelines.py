@@ -1,4 +1,5 @@
-"""A timeline's blocks: start a turn, contribute, read back, hide, search, the sources pool.
+"""A timeline's blocks: start a turn, contribute, read back or list, hide and unhide, search, the
+sources pool.
 
 Each view serves ``…/{conv}/<sub-path>/`` (the ``main`` context) and
 ``…/{conv}/contexts/{context}/<sub-path>/``.
@@ -20,7 +21,7 @@ from timeline_app.errors import NotFound
 from timeline_app.models import Timeline
 from timeline_app.rendering.contributions import NewAttachment, NewBlock
 from timeline_app.services.blocks import Appended, blocks_store, turn_store
-from timeline_app.services.hiding import blocks_hide
+from timeline_app.services.hiding import blocks_hide, blocks_unhide
 from timeline_app.services.sources import sources_merge
 
 MAIN = Timeline.DEFAULT_NAME
@@ -127,6 +128,26 @@ class HideView(TenantView):
         data = validated_body(s.HideIn, request)
         timeline = self.timeline(request, conv, context)
         rows = blocks_hide(timeline=timeline, path=data["path"], replacement_text=data["replacement_text"])
+        return Response(s.BlocksOut({"blocks": rows}).data)
+
+
+class UnhideView(TenantView):
+    """Undo a hide: the blocks at a path render in full again from the next render on."""
+
+    @operation(
+        summary="Show hidden blocks at a path again (undoes react.hide and TTL pruning)",
+        description="Every hidden block at `path` is visible again from the next render on, whoever "
+        "hid it; visible ones stay as they are, popped messages stay popped. The next render's "
+        "`cache.reason` is `hidden` (a block of the previous prefix changed its hide state). A block "
+        "TTL pruning had hidden may be pruned again once the prompt cache goes cold. Answers the "
+        "blocks at the path; no block there is a 404.",
+        request=s.UnhideIn,
+        responses={200: s.BlocksOut},
+    )
+    def post(self, request: Request, conv: str, context: str = MAIN) -> Response:
+        data = validated_body(s.UnhideIn, request)
+        timeline = self.timeline(request, conv, context)
+        rows = blocks_unhide(timeline=timeline, path=data["path"])
         return Response(s.BlocksOut({"blocks": rows}).data)
 
 

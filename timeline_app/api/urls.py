@@ -12,6 +12,7 @@ timeline_patterns = [
     path("render/", render.RenderView.as_view()),
     path("compact/", render.CompactView.as_view()),
     path("hide/", timelines.HideView.as_view()),
+    path("unhide/", timelines.UnhideView.as_view()),
     path("search/", timelines.SearchView.as_view()),
     path("sources/", timelines.SourcesView.as_view()),
     path("timeline/", exports.TimelineExportView.as_view()),
