@@ -174,10 +174,9 @@ class TimelineClient:
     def unhide(self, conversation: str, path: str, *, context: str = "main") -> list[dict[str, Any]]:
         """Show the hidden blocks at ``path`` again from the next render on (undoes :meth:`hide` and
         TTL pruning); answers the blocks at the path."""
-        body = {"path": path}
-        return self.transport.request("POST", self._path(conversation, context, "unhide/"), json=body)[
-            "blocks"
-        ]  # type: ignore[no-any-return]
+        url = self._path(conversation, context, "unhide/")
+        answer = self.transport.request("POST", url, json={"path": path})
+        return answer["blocks"]  # type: ignore[no-any-return]
 
     def search(self, conversation: str, query: str, *, context: str = "main") -> list[dict[str, Any]]:
         answer = self.transport.request(
