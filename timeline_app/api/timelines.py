@@ -8,6 +8,7 @@ Each view serves ``…/{conv}/<sub-path>/`` (the ``main`` context) and
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from rest_framework import status
 from rest_framework.request import Request
@@ -20,11 +21,18 @@ from timeline_app.api.schema import operation
 from timeline_app.errors import NotFound
 from timeline_app.models import Timeline
 from timeline_app.rendering.contributions import NewAttachment, NewBlock
+from timeline_app.selectors.listing import blocks_page
 from timeline_app.services.blocks import Appended, blocks_store, turn_store
 from timeline_app.services.hiding import blocks_hide, blocks_unhide
 from timeline_app.services.sources import sources_merge
 
 MAIN = Timeline.DEFAULT_NAME
+DEFAULT_PAGE = 50
+
+
+def next_url(request: Request, params: dict[str, Any]) -> str:
+    """This path again with ``params`` as its query: the next page of a listing."""
+    return request.build_absolute_uri(f"{request.path}?{urlencode(params)}")
 
 
 def _new_block(item: dict[str, Any]) -> NewBlock:
@@ -84,13 +92,20 @@ class BlocksView(TenantView):
     """Blocks contributed by the agent (idempotent by block ``id``), and reading them back."""
 
     @operation(
-        summary="Read blocks back by path, compacted ones included (react.read)",
+        summary="Read blocks back by path, compacted ones included (react.read), or list them",
+        description="With `path`: the blocks at that path (hidden ones with `include_hidden=1`), or "
+        "sources by sid; no block there is a 404. Without `path`: every stored block of the context "
+        "in seq order (hidden, compacted and cleared ones included, each with its `hidden` state), "
+        "filtered by `type`, `turn_id`, `hidden`, `since_seq`, cursor-paginated: `{blocks, next}`. "
+        "A list parameter with `path`, or `include_hidden` without it, is a 400.",
         parameters=[s.BlocksReadQueryIn],
         responses={200: s.BlocksReadOut},
     )
     def get(self, request: Request, conv: str, context: str = MAIN) -> Response:
         query = validated_query(s.BlocksReadQueryIn, request)
         timeline = self.timeline(request, conv, context)
+        if "path" not in query:
+            return self._list(request, timeline, query)
         path = query["path"]
         sources = selectors.sources_in_path(timeline=timeline, path=path)
         if sources is not None:
@@ -98,9 +113,27 @@ class BlocksView(TenantView):
         rows = list(selectors.blocks_by_path(timeline=timeline, path=path))
         if not rows:
             raise NotFound(f"no block at path {path!r}", details={"path": path})
-        if not query["include_hidden"]:
+        if not query.get("include_hidden", False):
             rows = [row for row in rows if not row.hidden]
         return Response(s.BlocksReadOut({"blocks": rows}).data)
+
+    def _list(self, request: Request, timeline: Timeline, query: dict[str, Any]) -> Response:
+        limit = query.get("limit", DEFAULT_PAGE)
+        page = blocks_page(
+            timeline=timeline,
+            after_seq=max(query.get("since_seq", 0), query.get("cursor", 0)),
+            limit=limit,
+            type=query.get("type"),
+            turn_id=query.get("turn_id"),
+            hidden=query.get("hidden"),
+        )
+        following = None
+        if page.has_more:
+            kept = {
+                name: request.query_params[name] for name in s.LIST_PARAMS if name in request.query_params
+            }
+            following = next_url(request, {**kept, "cursor": page.rows[-1].seq, "limit": limit})
+        return Response(s.BlocksReadOut({"blocks": page.rows, "next": following}).data)
 
     @operation(
         summary="Contribute blocks (idempotent by block id)",
