@@ -222,7 +222,13 @@ CREATORS = {
 
 # Not linked: their 404 can also mean a block path or a branch source that does not exist, which
 # the created object does not provide.
-UNLINKED = {("hide/", "post"), ("unhide/", "post"), ("blocks/", "get"), ("contexts/", "post")}
+UNLINKED = {
+    ("{compaction}/", "get"),
+    ("hide/", "post"),
+    ("unhide/", "post"),
+    ("blocks/", "get"),
+    ("contexts/", "post"),
+}
 
 
 def add_links(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:

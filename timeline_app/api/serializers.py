@@ -228,17 +228,26 @@ class CompactIn(StrictSerializer):
 
 
 class CompactResultOut(CompactionOut):
-    """From a ``CompactionOutcome``."""
+    """From a ``CompactionOutcome``; ``context``: ``id``, the compaction row's public id or None."""
 
     status = serializers.ChoiceField(choices=Compaction.Outcome.choices)
+    id = serializers.CharField(
+        source="compaction_id", allow_null=True, help_text="the compaction's id (null: no row written)"
+    )
 
     def to_representation(self, instance: Any) -> dict[str, Any]:
         body = super().to_representation(instance)
+        body["id"] = self.context.get("id")
         return {"status": body.pop("status"), **body}
 
 
 class CompactQueuedOut(serializers.Serializer[Any]):
-    task_id = serializers.CharField()
+    id = serializers.CharField(help_text="the compaction's id: `GET …/compactions/{id}/`")
+    url = serializers.URLField(help_text="that compaction's URL")
+    status = serializers.ChoiceField(
+        choices=Compaction.Status.choices, help_text="`queued`, or where the compaction already is"
+    )
+    task_id = serializers.CharField(help_text="the Celery task's id")
 
 
 # ---------------------------------------------------------------- hide, read, search, sources

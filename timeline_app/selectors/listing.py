@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from timeline_app.models import Block, Timeline
+from timeline_app.errors import InvalidInput
+from timeline_app.models import Block, Compaction, Timeline
 
 T = TypeVar("T")
 
@@ -37,4 +38,25 @@ def blocks_page(
     if hidden is not None:
         rows = rows.filter(hidden=hidden)
     found = list(rows.order_by("seq")[: limit + 1])
+    return Page(rows=found[:limit], has_more=len(found) > limit)
+
+
+def compaction_get(*, timeline: Timeline, public_id: str) -> Compaction | None:
+    return (
+        Compaction.objects.filter(timeline=timeline, public_id=public_id)
+        .select_related("summary_block")
+        .first()
+    )
+
+
+def compactions_page(*, timeline: Timeline, before: str | None, limit: int) -> Page[Compaction]:
+    """The context's compactions, newest first; ``before``: the public id of the last one of the
+    previous page (not one of this context's: a 400)."""
+    rows = Compaction.objects.filter(timeline=timeline)
+    if before is not None:
+        anchor = rows.filter(public_id=before).values_list("pk", flat=True).first()
+        if anchor is None:
+            raise InvalidInput("cursor is not a compaction of this context", details={"cursor": before})
+        rows = rows.filter(pk__lt=anchor)
+    found = list(rows.select_related("summary_block").order_by("-pk")[: limit + 1])
     return Page(rows=found[:limit], has_more=len(found) > limit)
