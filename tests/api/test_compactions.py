@@ -151,13 +151,16 @@ def test_the_list_is_newest_first_and_paginates_by_id(owner, conversation):
     assert owner.get(f"{BASE}/compactions/").json()["next"] is None
 
 
-@pytest.mark.parametrize(
-    "params", [{"limit": "0"}, {"limit": "201"}, {"cursor": "nope"}, {"cursor": "cmp_0000000000000000"}]
-)
+@pytest.mark.parametrize("params", [{"limit": "0"}, {"limit": "201"}, {"cursor": "nope"}])
 def test_bad_list_parameters_are_a_400(owner, conversation, params):
     response = owner.get(f"{BASE}/compactions/", **params)
     assert response.status_code == 400, response.content
     assert response.json()["error"]["code"] == "invalid"
+
+
+def test_a_cursor_naming_no_compaction_of_the_context_is_a_404(owner, conversation):
+    response = owner.get(f"{BASE}/compactions/", cursor="cmp_0000000000000000")
+    assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
 
 
 def test_compactions_are_seen_only_in_their_own_context(two_tenants):
@@ -184,7 +187,7 @@ def test_compactions_are_seen_only_in_their_own_context(two_tenants):
     for foreign in ("named", "same", "other"):
         assert mine.caller.get(f"{mine.url}compactions/{ids[foreign]}/").status_code == 404, foreign
         cursor = mine.caller.get(f"{mine.url}compactions/", cursor=ids[foreign])
-        assert cursor.status_code == 400, foreign
+        assert cursor.status_code == 404, foreign
     assert other.caller.get(f"/api/v1/conversations/c2/compactions/{ids['same']}/").status_code == 404
     assert other.caller.get(f"{other.url}compactions/{ids['mine']}/").status_code == 404
 

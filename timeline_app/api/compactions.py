@@ -107,8 +107,8 @@ class CompactionListView(TenantView):
     @operation(
         summary="List the context's compactions, newest first",
         description="Each with its status, trigger, tokens before/after, summary path, covered "
-        "turns, times and error. `{results, next}`; a `cursor` that is no compaction of this "
-        "context is a 400.",
+        "turns, times and error. `{results, next}`; a `cursor` that names no compaction of this "
+        "context is a 404.",
         parameters=[CompactionsQueryIn],
         responses={200: CompactionsPageOut},
     )

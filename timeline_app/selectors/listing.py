@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from timeline_app.errors import InvalidInput
+from timeline_app.errors import NotFound
 from timeline_app.models import Block, Compaction, Timeline
 
 T = TypeVar("T")
@@ -51,12 +51,12 @@ def compaction_get(*, timeline: Timeline, public_id: str) -> Compaction | None:
 
 def compactions_page(*, timeline: Timeline, before: str | None, limit: int) -> Page[Compaction]:
     """The context's compactions, newest first; ``before``: the public id of the last one of the
-    previous page (not one of this context's: a 400)."""
+    previous page (not one of this context's: a 404)."""
     rows = Compaction.objects.filter(timeline=timeline)
     if before is not None:
         anchor = rows.filter(public_id=before).values_list("pk", flat=True).first()
         if anchor is None:
-            raise InvalidInput("cursor is not a compaction of this context", details={"cursor": before})
+            raise NotFound("cursor names no compaction of this context", details={"cursor": before})
         rows = rows.filter(pk__lt=anchor)
     found = list(rows.select_related("summary_block").order_by("-pk")[: limit + 1])
     return Page(rows=found[:limit], has_more=len(found) > limit)
