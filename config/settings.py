@@ -173,6 +173,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # A compaction row's status (with queued, running) beside a compaction run's outcome (with busy).
+    "ENUM_NAME_OVERRIDES": {"CompactionStatusEnum": "timeline_app.models.CompactionStatus"},
     # OpenAPI links from the creating operations to the ones on what they created.
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -244,8 +244,10 @@ class CompactionTrigger(models.TextChoices):
 
 
 class CompactionStatus(models.TextChoices):
-    """A compaction row's state: ``running`` is the claim; the others are final."""
+    """A compaction row's state: ``queued`` (asked for by ``POST …/compact/``, its task not started
+    yet), ``running`` (the claim); the others are final."""
 
+    QUEUED = "queued"
     RUNNING = "running"
     APPLIED = "applied"
     REJECTED = "rejected"
@@ -263,12 +265,20 @@ class CompactionOutcomeStatus(models.TextChoices):
     BUSY = "busy"
 
 
+def new_compaction_id() -> str:
+    """A compaction's public id: ``cmp_`` and 16 hex digits (the integer key stays inside)."""
+    return f"cmp_{secrets.token_hex(8)}"
+
+
 class Compaction(models.Model):
     Trigger = CompactionTrigger
     Status = CompactionStatus
     Outcome = CompactionOutcomeStatus
 
     timeline = models.ForeignKey(Timeline, on_delete=models.CASCADE, related_name="compactions")
+    # Set on every new row; nullable in the database only so that adding it did not rewrite the
+    # table (migration 0009 filled in the rows it found).
+    public_id = models.CharField(max_length=32, null=True, blank=True, default=new_compaction_id)
     summary_block = models.OneToOneField(
         Block, null=True, blank=True, on_delete=models.CASCADE, related_name="compaction"
     )
@@ -312,6 +322,8 @@ class Compaction(models.Model):
                 condition=Q(status=CompactionStatus.RUNNING),
                 name="timeline_compaction_one_running",
             ),
+            # GET …/compactions/{id}: a context's compaction by its public id.
+            models.UniqueConstraint(fields=["timeline", "public_id"], name="timeline_cmp_public_id_uniq"),
         ]
         indexes = [
             # The latest applied compaction of a timeline: the visible window's start.

@@ -39,11 +39,20 @@ from timeline_app.services.render_history import render_history_trim
     max_retries=3,
 )
 def compact_timeline(
-    self: Task, timeline_id: int, trigger: str = Compaction.Trigger.BACKGROUND, force: bool = False
+    self: Task,
+    timeline_id: int,
+    trigger: str = Compaction.Trigger.BACKGROUND,
+    force: bool = False,
+    compaction_id: int | None = None,
 ) -> dict[str, Any]:
-    """Compact one timeline (``trigger``: background from the sweep, manual from the API)."""
+    """Compact one timeline (``trigger``: background from the sweep, manual from the API, which
+    passes the ``queued`` compaction row this run finishes)."""
     outcome = timeline_compact(
-        timeline_id=timeline_id, trigger=trigger, force=force, task_id=self.request.id or ""
+        timeline_id=timeline_id,
+        trigger=trigger,
+        force=force,
+        task_id=self.request.id or "",
+        compaction_id=compaction_id,
     )
     return {**outcome.as_dict(), "compaction_id": outcome.compaction_id}
 

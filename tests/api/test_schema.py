@@ -87,7 +87,12 @@ def test_query_parameter_constraints_are_declared(schema):
     q = parameter(schema, f"{C}/search/", "get", "q")
     assert q["required"] and q["schema"]["maxLength"] == 500 and q["schema"]["pattern"].startswith("[^")
     path = parameter(schema, f"{C}/blocks/", "get", "path")
-    assert path["required"] and path["schema"]["pattern"].startswith("^(ar|fi|tc|su|so):")
+    # optional since GET …/blocks/ without it lists the context's blocks
+    assert not path.get("required") and path["schema"]["pattern"].startswith("^(ar|fi|tc|su|so):")
+    page = parameter(schema, f"{C}/blocks/", "get", "limit")["schema"]
+    assert (page["minimum"], page["maximum"]) == (1, 200)
+    cursor = parameter(schema, f"{C}/compactions/", "get", "cursor")["schema"]
+    assert cursor["pattern"] == "^cmp_[0-9a-f]{16}$"
     window = parameter(schema, f"{C}/timeline/", "get", "window")
     assert window["schema"]["enum"] == ["all", "visible"]
 

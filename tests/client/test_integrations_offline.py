@@ -189,7 +189,7 @@ def test_add_items_creates_the_conversation_once_and_stores_sdk_models_as_json()
     assert posted[2][1] == {"messages": [{"role": "user", "content": "hi"}]}
 
 
-def test_mcp_server_lists_the_five_tools_with_schemas_and_maps_service_errors():
+def test_mcp_server_lists_the_six_tools_with_schemas_and_maps_service_errors():
     def app(request: httpx.Request) -> httpx.Response:
         if request.url.path.endswith("/blocks/"):
             body = {
@@ -213,6 +213,7 @@ def test_mcp_server_lists_the_five_tools_with_schemas_and_maps_service_errors():
             "timeline_read",
             "timeline_search",
             "timeline_hide",
+            "timeline_unhide",
             "timeline_sources",
             "timeline_render",
         }

@@ -29,7 +29,12 @@ def running_claim(timeline, *, task_id: str = "", age: timedelta = timedelta(sec
 def test_the_task_is_acknowledged_late_and_takes_ids():
     assert compact_timeline.acks_late is True
     assert compact_timeline.reject_on_worker_lost is True
-    assert list(inspect.signature(compact_timeline.run).parameters) == ["timeline_id", "trigger", "force"]
+    assert list(inspect.signature(compact_timeline.run).parameters) == [
+        "timeline_id",
+        "trigger",
+        "force",
+        "compaction_id",
+    ]
 
 
 def test_a_background_run_compacts_past_the_soft_threshold_and_records_its_task_id():

@@ -20,7 +20,14 @@ from timeline_app.client import TimelineClient
 
 pytestmark = pytest.mark.e2e
 
-TOOLS = {"timeline_read", "timeline_search", "timeline_hide", "timeline_sources", "timeline_render"}
+TOOLS = {
+    "timeline_read",
+    "timeline_search",
+    "timeline_hide",
+    "timeline_unhide",
+    "timeline_sources",
+    "timeline_render",
+}
 CONV = "mcp-harbour"
 
 
@@ -131,6 +138,17 @@ async def drive(params: StdioServerParameters, paths: dict[str, str]) -> None:
         reread = await session.call_tool("timeline_read", {"path": paths["visible"]})
         assert "quokka6 manifest" in text_of(reread) and "hidden" in text_of(reread)
 
+        # and an unhide undoes it from the next render on
+        assert schemas["timeline_unhide"]["required"] == ["path"]
+        shown = await session.call_tool("timeline_unhide", {"path": paths["visible"]})
+        assert not shown.is_error, text_of(shown)
+        assert f"1 block(s) at {paths['visible']} render in full" in text_of(shown)
+        again = await session.call_tool("timeline_render", {"format": "text"})
+        assert "quokka6 manifest" in text_of(again)
+        assert "[manifest 6 hidden: read it back]" not in text_of(again)
+        bad_unhide = await session.call_tool("timeline_unhide", {"path": "tc:turn_99.nothing.result"})
+        assert bad_unhide.is_error and "404" in text_of(bad_unhide)
+
         as_openai = await session.call_tool("timeline_render", {"format": "openai"})
         rendered = json.loads(text_of(as_openai))
         assert rendered["tokens"]["visible"] > 0 and rendered["blocks"][0]["role"] == "user"
@@ -165,6 +183,7 @@ def test_timeline_mcp_over_stdio_against_a_live_server(live: Live):
         paths = build_conversation(api)
     env = {
         "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": str(ROOT),  # this checkout's code, whatever the script's install points at
         "TIMELINE_API_URL": live.url,
         "TIMELINE_API_KEY": live.key,
         "TIMELINE_CONVERSATION": CONV,
@@ -205,7 +224,7 @@ def test_timeline_mcp_over_streamable_http(live: Live):
     with TimelineClient(live.url, live.key) as api:
         paths = build_conversation(api)
     port = free_port()
-    env = {**os.environ, "TIMELINE_API_URL": live.url, "TIMELINE_API_KEY": live.key}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TIMELINE_API_URL": live.url, "TIMELINE_API_KEY": live.key}
     command = [console_script("timeline-mcp"), "--conversation", CONV, "--transport", "streamable-http"]
     process = subprocess.Popen(
         [*command, "--port", str(port)],

@@ -137,16 +137,20 @@ class MessagesView(TenantView):
 
     @operation(
         summary="Append OpenAI-format messages (creates the context on first use)",
+        description="A message whose `message_id` is stored already (with the same message) comes "
+        "back as stored. 201 when something was created; 200 when every message replays a known "
+        "id (nothing written).",
         request=MessagesIn,
-        responses={201: MessagesOut},
+        responses={201: MessagesOut, 200: MessagesOut},
         errors=(400, 401, 404, 409),
     )
     def post(self, request: Request, conv: str, context: str = MAIN) -> Response:
         data = validated_body(MessagesIn, request)
         new = message_services.parse_messages(data["messages"])
         timeline = self.timeline_for_write(request, conv, context)
-        stored = message_services.messages_append(timeline=timeline, messages=new)
-        return Response(MessagesOut({"messages": stored}).data, status=status.HTTP_201_CREATED)
+        stored, created = message_services.messages_store(timeline=timeline, messages=new)
+        code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        return Response(MessagesOut({"messages": stored}).data, status=code)
 
     @operation(
         summary="Clear the context's view (the messages stay stored)",

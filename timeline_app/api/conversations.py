@@ -1,4 +1,4 @@
-"""Conversations: create, list (cursor-paginated), detail."""
+"""Conversations: create, list (cursor-paginated), detail, edit (title, settings), erase."""
 
 from __future__ import annotations
 
@@ -18,7 +18,11 @@ from timeline_app.api.fields import SettingsField, StrictCharField, StrictSerial
 from timeline_app.api.pagination import ConversationCursorPagination
 from timeline_app.api.schema import CONV_PATTERN, operation
 from timeline_app.models import Conversation, Timeline
-from timeline_app.services.conversations import conversation_create, conversation_delete
+from timeline_app.services.conversations import (
+    conversation_create,
+    conversation_delete,
+    conversation_update,
+)
 
 RESERVED_IDS = frozenset({"import"})
 
@@ -39,6 +43,14 @@ class ConversationCreateIn(StrictSerializer):
     id = PublicIdField(help_text="the new conversation's id (generated when absent); not `import`")
     title = StrictCharField(required=False, allow_blank=True, max_length=500, default="")
     settings = SettingsField(required=False, default=dict)
+
+
+class ConversationPatchIn(StrictSerializer):
+    title = StrictCharField(required=False, allow_blank=True, max_length=500)
+    settings = SettingsField(
+        required=False,
+        help_text="replaces the whole overrides object (`{}`: back to the defaults), validated like at creation",
+    )
 
 
 class ConversationOut(serializers.Serializer[Any]):
@@ -125,6 +137,25 @@ class ConversationDetailView(TenantView):
     def get(self, request: Request, conv: str) -> Response:
         detail = conversation_detail(self.conversation(request, conv))
         return Response(ConversationDetailOut(detail).data)
+
+    @operation(
+        summary="Change a conversation's title and/or settings",
+        description="`settings` replaces the overrides object as a whole; an unknown key or a wrong "
+        "type is a 400 and changes nothing. The next render uses them (its `cache.reason` is "
+        "`settings_changed` when the effective settings differ from the previous render's).",
+        request=ConversationPatchIn,
+        responses={200: ConversationDetailOut},
+        errors=(400, 401, 404),
+        operation_id="conversations_partial_update",
+    )
+    def patch(self, request: Request, conv: str) -> Response:
+        data = validated_body(ConversationPatchIn, request)
+        conversation = conversation_update(
+            conversation=self.conversation(request, conv),
+            title=data.get("title"),
+            settings=data.get("settings"),
+        )
+        return Response(ConversationDetailOut(conversation_detail(conversation)).data)
 
     @operation(
         summary="Erase a conversation and everything it owns (blocks, binaries, summaries, sources, "

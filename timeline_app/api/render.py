@@ -11,14 +11,15 @@ from rest_framework.response import Response
 
 from timeline_app.api import serializers as s
 from timeline_app.api.base import TenantView, validated_body
+from timeline_app.api.compactions import compaction_url
 from timeline_app.api.schema import operation
 from timeline_app.api.throttling import SharedScopedRateThrottle
 from timeline_app.models import Compaction, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.rendering.times import parse_iso
 from timeline_app.rendering.tokens import count_text_tokens
-from timeline_app.services.background import compaction_enqueue
 from timeline_app.services.compaction import compaction_run
+from timeline_app.services.compaction_requests import compaction_request
 from timeline_app.services.render import timeline_render, timeline_settings
 
 MAIN = Timeline.DEFAULT_NAME
@@ -69,7 +70,11 @@ class CompactView(TenantView):
     throttle_classes = [SharedScopedRateThrottle]
 
     @operation(
-        summary="Compact now (wait=true) or in the background (202 with a task id)",
+        summary="Compact now (wait=true) or in the background (202 with the compaction's id and URL)",
+        description="Without `wait`: 202 `{id, url, status, task_id}`; follow `url` "
+        "(`…/compactions/{id}/`) from `queued` to its outcome. While a compaction of the context is "
+        "queued or running, the answer names that one (a second concurrent run is a no-op). With "
+        "`wait`: 200 with the outcome, `id` null when no compaction row was written (nothing to do).",
         request=s.CompactIn,
         responses={200: s.CompactResultOut, 202: s.CompactQueuedOut},
         errors=(400, 401, 404, 429),
@@ -85,8 +90,19 @@ class CompactView(TenantView):
                 force=data["force"],
                 system_tokens=data["system_tokens"],
             )
-            return Response(s.CompactResultOut(outcome).data)
-        task_id = compaction_enqueue(
-            timeline_id=timeline.pk, trigger=Compaction.Trigger.MANUAL, force=data["force"]
-        )
-        return Response(s.CompactQueuedOut({"task_id": task_id}).data, status=status.HTTP_202_ACCEPTED)
+            public_id = (
+                Compaction.objects.filter(pk=outcome.compaction_id)
+                .values_list("public_id", flat=True)
+                .first()
+                if outcome.compaction_id is not None
+                else None
+            )
+            return Response(s.CompactResultOut(outcome, context={"id": public_id}).data)
+        row = compaction_request(timeline=timeline, force=data["force"])
+        body = {
+            "id": row.public_id,
+            "url": compaction_url(request, row),
+            "status": row.status,
+            "task_id": row.task_id,
+        }
+        return Response(s.CompactQueuedOut(body).data, status=status.HTTP_202_ACCEPTED)

@@ -78,6 +78,7 @@ def operation(
     parameters: Sequence[Any] = (),
     errors: Sequence[int] = COMMON_ERRORS,
     operation_id: str | None = None,
+    description: str | None = None,
 ) -> Callable[[Any], Any]:
     """``extend_schema`` with the conversation and context path parameters (kept where the path
     has them) and the error responses ``errors`` in the one error shape (413 too with a body, and
@@ -85,6 +86,7 @@ def operation(
     codes = (*errors, 413, 503) if request is not None else (*errors, 503)
     return extend_schema(
         summary=summary,
+        description=description,
         request=request,
         parameters=[CONV_PARAM, CONTEXT_PARAM, *parameters],
         responses={**responses, **error_responses(*codes)},
@@ -220,7 +222,13 @@ CREATORS = {
 
 # Not linked: their 404 can also mean a block path or a branch source that does not exist, which
 # the created object does not provide.
-UNLINKED = {("hide/", "post"), ("blocks/", "get"), ("contexts/", "post")}
+UNLINKED = {
+    ("{compaction}/", "get"),
+    ("hide/", "post"),
+    ("unhide/", "post"),
+    ("blocks/", "get"),
+    ("contexts/", "post"),
+}
 
 
 def add_links(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:

@@ -228,17 +228,26 @@ class CompactIn(StrictSerializer):
 
 
 class CompactResultOut(CompactionOut):
-    """From a ``CompactionOutcome``."""
+    """From a ``CompactionOutcome``; ``context``: ``id``, the compaction row's public id or None."""
 
     status = serializers.ChoiceField(choices=Compaction.Outcome.choices)
+    id = serializers.CharField(
+        source="compaction_id", allow_null=True, help_text="the compaction's id (null: no row written)"
+    )
 
     def to_representation(self, instance: Any) -> dict[str, Any]:
         body = super().to_representation(instance)
+        body["id"] = self.context.get("id")
         return {"status": body.pop("status"), **body}
 
 
 class CompactQueuedOut(serializers.Serializer[Any]):
-    task_id = serializers.CharField()
+    id = serializers.CharField(help_text="the compaction's id: `GET …/compactions/{id}/`")
+    url = serializers.URLField(help_text="that compaction's URL")
+    status = serializers.ChoiceField(
+        choices=Compaction.Status.choices, help_text="`queued`, or where the compaction already is"
+    )
+    task_id = serializers.CharField(help_text="the Celery task's id")
 
 
 # ---------------------------------------------------------------- hide, read, search, sources
@@ -247,6 +256,10 @@ class CompactQueuedOut(serializers.Serializer[Any]):
 class HideIn(StrictSerializer):
     path = BlockPathField()
     replacement_text = StrictCharField(allow_blank=True, trim_whitespace=False, max_length=20_000)
+
+
+class UnhideIn(StrictSerializer):
+    path = BlockPathField(help_text="the path of the blocks to show again")
 
 
 class SourceIn(StrictSerializer):
@@ -293,14 +306,57 @@ class FlagField(serializers.BooleanField):
         raise AssertionError  # fail() raises
 
 
+LIST_PARAMS = ("type", "turn_id", "hidden", "since_seq", "cursor", "limit")
+MAX_BLOCK_PAGE = 200
+
+
 class BlocksReadQueryIn(serializers.Serializer[Any]):
-    path = BlockPathField(help_text="a block path, or a sources selector `so:sources_pool[3,5-6]`")
-    include_hidden = FlagField(required=False, default=False, help_text="include hidden blocks")
+    path = BlockPathField(
+        required=False,
+        help_text="a block path, or a sources selector `so:sources_pool[3,5-6]`: read those blocks "
+        "(not paginated). Without it: list the context's blocks (with the list parameters)",
+    )
+    include_hidden = FlagField(
+        required=False, help_text="with `path`: include hidden blocks (default 0); not for the list"
+    )
+    type = StrictCharField(required=False, regex=TYPE_REGEX, help_text="list: only blocks of this type")
+    turn_id = StrictCharField(required=False, regex=TURN_ID_REGEX, help_text="list: only this turn's blocks")
+    hidden = FlagField(required=False, help_text="list: only hidden (1) or only visible (0) blocks")
+    since_seq = serializers.IntegerField(
+        required=False, min_value=0, max_value=2**63 - 1, help_text="list: only blocks with a seq above this"
+    )
+    cursor = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=2**63 - 1,
+        help_text="list: `cursor` of the previous page's `next` (the last seq it showed)",
+    )
+    limit = serializers.IntegerField(
+        required=False, min_value=1, max_value=MAX_BLOCK_PAGE, help_text="list: page size (default 50)"
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if "path" in attrs:
+            given = sorted(name for name in LIST_PARAMS if name in attrs)
+            if given:
+                raise serializers.ValidationError(
+                    {name: ["a list parameter: not with path"] for name in given}
+                )
+        elif "include_hidden" in attrs:
+            raise serializers.ValidationError(
+                {"include_hidden": ["with path only; the list shows hidden blocks (filter: hidden)"]}
+            )
+        return attrs
 
 
 class BlocksReadOut(serializers.Serializer[Any]):
     blocks = BlockOut(many=True)
     sources_pool = SourceOut(many=True, required=False, help_text="for so:sources_pool[…] paths")
+    next = serializers.URLField(
+        required=False,
+        allow_null=True,
+        help_text="the next page of the list (same filters), or null on the last one (and for `path`)",
+    )
 
 
 class SearchQueryIn(serializers.Serializer[Any]):

@@ -1,4 +1,5 @@
-"""A timeline's blocks: start a turn, contribute, read back, hide, search, the sources pool.
+"""A timeline's blocks: start a turn, contribute, read back or list, hide and unhide, search, the
+sources pool.
 
 Each view serves ``…/{conv}/<sub-path>/`` (the ``main`` context) and
 ``…/{conv}/contexts/{context}/<sub-path>/``.
@@ -7,6 +8,7 @@ Each view serves ``…/{conv}/<sub-path>/`` (the ``main`` context) and
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from rest_framework import status
 from rest_framework.request import Request
@@ -19,11 +21,18 @@ from timeline_app.api.schema import operation
 from timeline_app.errors import NotFound
 from timeline_app.models import Timeline
 from timeline_app.rendering.contributions import NewAttachment, NewBlock
-from timeline_app.services.blocks import blocks_append, turn_start
-from timeline_app.services.hiding import blocks_hide
+from timeline_app.selectors.listing import blocks_page
+from timeline_app.services.blocks import Appended, blocks_store, turn_store
+from timeline_app.services.hiding import blocks_hide, blocks_unhide
 from timeline_app.services.sources import sources_merge
 
 MAIN = Timeline.DEFAULT_NAME
+DEFAULT_PAGE = 50
+
+
+def next_url(request: Request, params: dict[str, Any]) -> str:
+    """This path again with ``params`` as its query: the next page of a listing."""
+    return request.build_absolute_uri(f"{request.path}?{urlencode(params)}")
 
 
 def _new_block(item: dict[str, Any]) -> NewBlock:
@@ -41,6 +50,17 @@ def _new_block(item: dict[str, Any]) -> NewBlock:
     )
 
 
+def written(appended: Appended) -> int:
+    """201 when the write created something, 200 when every item was a replay of a known id."""
+    return status.HTTP_201_CREATED if appended.created else status.HTTP_200_OK
+
+
+REPLAY_NOTE = (
+    "201 when something was created; 200 when every item replays a known id (the stored rows, "
+    "nothing written)"
+)
+
+
 def _new_attachment(item: dict[str, Any]) -> NewAttachment:
     return NewAttachment(
         name=item["name"], mime=item["mime"], data=item["base64"], text=item["text"], summary=item["summary"]
@@ -52,32 +72,40 @@ class TurnsView(TenantView):
 
     @operation(
         summary="Start a turn: header, user.prompt and attachment blocks",
+        description=f"Starting a known `turn_id` again answers its stored blocks. {REPLAY_NOTE}.",
         request=s.TurnIn,
-        responses={201: s.BlocksOut},
+        responses={201: s.BlocksOut, 200: s.BlocksOut},
     )
     def post(self, request: Request, conv: str, context: str = MAIN) -> Response:
         data = validated_body(s.TurnIn, request)
-        stored = turn_start(
+        appended = turn_store(
             timeline=self.timeline_for_write(request, conv, context),
             prompt=data["prompt"],
             turn_id=data.get("turn_id"),
             attachments=[_new_attachment(item) for item in data["attachments"]],
             ts=data.get("ts"),
         )
-        return Response(s.BlocksOut({"blocks": stored}).data, status=status.HTTP_201_CREATED)
+        return Response(s.BlocksOut({"blocks": appended.rows}).data, status=written(appended))
 
 
 class BlocksView(TenantView):
     """Blocks contributed by the agent (idempotent by block ``id``), and reading them back."""
 
     @operation(
-        summary="Read blocks back by path, compacted ones included (react.read)",
+        summary="Read blocks back by path, compacted ones included (react.read), or list them",
+        description="With `path`: the blocks at that path (hidden ones with `include_hidden=1`), or "
+        "sources by sid; no block there is a 404. Without `path`: every stored block of the context "
+        "in seq order (hidden, compacted and cleared ones included, each with its `hidden` state), "
+        "filtered by `type`, `turn_id`, `hidden`, `since_seq`, cursor-paginated: `{blocks, next}`. "
+        "A list parameter with `path`, or `include_hidden` without it, is a 400.",
         parameters=[s.BlocksReadQueryIn],
         responses={200: s.BlocksReadOut},
     )
     def get(self, request: Request, conv: str, context: str = MAIN) -> Response:
         query = validated_query(s.BlocksReadQueryIn, request)
         timeline = self.timeline(request, conv, context)
+        if "path" not in query:
+            return self._list(request, timeline, query)
         path = query["path"]
         sources = selectors.sources_in_path(timeline=timeline, path=path)
         if sources is not None:
@@ -85,21 +113,40 @@ class BlocksView(TenantView):
         rows = list(selectors.blocks_by_path(timeline=timeline, path=path))
         if not rows:
             raise NotFound(f"no block at path {path!r}", details={"path": path})
-        if not query["include_hidden"]:
+        if not query.get("include_hidden", False):
             rows = [row for row in rows if not row.hidden]
         return Response(s.BlocksReadOut({"blocks": rows}).data)
 
+    def _list(self, request: Request, timeline: Timeline, query: dict[str, Any]) -> Response:
+        limit = query.get("limit", DEFAULT_PAGE)
+        page = blocks_page(
+            timeline=timeline,
+            after_seq=max(query.get("since_seq", 0), query.get("cursor", 0)),
+            limit=limit,
+            type=query.get("type"),
+            turn_id=query.get("turn_id"),
+            hidden=query.get("hidden"),
+        )
+        following = None
+        if page.has_more:
+            kept = {
+                name: request.query_params[name] for name in s.LIST_PARAMS if name in request.query_params
+            }
+            following = next_url(request, {**kept, "cursor": page.rows[-1].seq, "limit": limit})
+        return Response(s.BlocksReadOut({"blocks": page.rows, "next": following}).data)
+
     @operation(
         summary="Contribute blocks (idempotent by block id)",
+        description=f"A block whose `id` is stored already comes back as stored. {REPLAY_NOTE}.",
         request=s.BlocksIn,
-        responses={201: s.BlocksOut},
+        responses={201: s.BlocksOut, 200: s.BlocksOut},
         errors=(400, 401, 404, 409),
     )
     def post(self, request: Request, conv: str, context: str = MAIN) -> Response:
         data = validated_body(s.BlocksIn, request)
         timeline = self.timeline_for_write(request, conv, context)
-        stored = blocks_append(timeline=timeline, blocks=[_new_block(item) for item in data["blocks"]])
-        return Response(s.BlocksOut({"blocks": stored}).data, status=status.HTTP_201_CREATED)
+        appended = blocks_store(timeline=timeline, blocks=[_new_block(item) for item in data["blocks"]])
+        return Response(s.BlocksOut({"blocks": appended.rows}).data, status=written(appended))
 
 
 class HideView(TenantView):
@@ -114,6 +161,26 @@ class HideView(TenantView):
         data = validated_body(s.HideIn, request)
         timeline = self.timeline(request, conv, context)
         rows = blocks_hide(timeline=timeline, path=data["path"], replacement_text=data["replacement_text"])
+        return Response(s.BlocksOut({"blocks": rows}).data)
+
+
+class UnhideView(TenantView):
+    """Undo a hide: the blocks at a path render in full again from the next render on."""
+
+    @operation(
+        summary="Show hidden blocks at a path again (undoes react.hide and TTL pruning)",
+        description="Every hidden block at `path` is visible again from the next render on, whoever "
+        "hid it; visible ones stay as they are, popped messages stay popped. The next render's "
+        "`cache.reason` is `hidden` (a block of the previous prefix changed its hide state). A block "
+        "TTL pruning had hidden may be pruned again once the prompt cache goes cold. Answers the "
+        "blocks at the path; no block there is a 404.",
+        request=s.UnhideIn,
+        responses={200: s.BlocksOut},
+    )
+    def post(self, request: Request, conv: str, context: str = MAIN) -> Response:
+        data = validated_body(s.UnhideIn, request)
+        timeline = self.timeline(request, conv, context)
+        rows = blocks_unhide(timeline=timeline, path=data["path"])
         return Response(s.BlocksOut({"blocks": rows}).data)
 
 

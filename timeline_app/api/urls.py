@@ -1,6 +1,6 @@
 from django.urls import include, path, re_path
 
-from timeline_app.api import contexts, conversations, exports, render, timelines
+from timeline_app.api import compactions, contexts, conversations, exports, render, timelines
 
 CONV = r"(?P<conv>[A-Za-z0-9][A-Za-z0-9_.\-]{0,63})"
 CONTEXT = r"(?P<context>[a-z][a-z0-9_]{0,63})"
@@ -11,7 +11,10 @@ timeline_patterns = [
     path("turns/", timelines.TurnsView.as_view()),
     path("render/", render.RenderView.as_view()),
     path("compact/", render.CompactView.as_view()),
+    path("compactions/", compactions.CompactionListView.as_view()),
+    re_path(r"^compactions/(?P<compaction>cmp_[0-9a-f]{16})/$", compactions.CompactionDetailView.as_view()),
     path("hide/", timelines.HideView.as_view()),
+    path("unhide/", timelines.UnhideView.as_view()),
     path("search/", timelines.SearchView.as_view()),
     path("sources/", timelines.SourcesView.as_view()),
     path("timeline/", exports.TimelineExportView.as_view()),

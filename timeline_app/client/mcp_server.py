@@ -65,6 +65,12 @@ Hide the block(s) at a path from future renders of the context, replaced by repl
 tc:turn_3.tc_1.result]"). Use it to free context space from bulky tool output you no longer \
 need verbatim. The block stays stored: timeline_read(path) still returns it in full."""
 
+UNHIDE_DESCRIPTION = """\
+Undo a hide: the block(s) at a path show their full content again from the next render on, \
+whether you hid them with timeline_hide or the service pruned them as stale tool output (a \
+pruned block may be pruned again once the prompt cache goes cold). Use it when you need a hidden \
+block back in your context for the following turns, not just read once (timeline_read does that)."""
+
 SOURCES_DESCRIPTION = """\
 List the conversation's sources pool: every source (web page, document) collected so far, each \
 with its stable sid, url, title and text. Cite sources by sid; read a subset with \
@@ -156,6 +162,17 @@ def build_server(client: TimelineClient, conversation: str, context: str = "main
             f"Hid {len(blocks)} block(s) at {path}; renders now show {replacement_text!r} instead. "
             f"timeline_read({path!r}) still returns the full text."
         )
+
+    @server.tool(
+        description=UNHIDE_DESCRIPTION,
+        annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True, open_world_hint=False),
+        structured_output=False,
+    )
+    def timeline_unhide(path: str) -> str:
+        blocks = _call(lambda: client.unhide(conversation, path, context=context))
+        hidden = sum(1 for block in blocks if block.get("hidden"))
+        note = f" ({hidden} popped message block(s) stay out of the context)" if hidden else ""
+        return f"{len(blocks) - hidden} block(s) at {path} render in full from the next render on{note}."
 
     @server.tool(description=SOURCES_DESCRIPTION, annotations=_READ_ONLY, structured_output=False)
     def timeline_sources() -> str:

@@ -93,6 +93,17 @@ class TimelineClient:
     def conversation(self, conversation: str) -> dict[str, Any]:
         return self.transport.request("GET", f"/api/v1/conversations/{conversation}/")  # type: ignore[no-any-return]
 
+    def update_conversation(
+        self, conversation: str, *, title: str | None = None, settings: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Change the title and/or settings; ``settings`` replaces the overrides object as a whole."""
+        body: dict[str, Any] = {}
+        if title is not None:
+            body["title"] = title
+        if settings is not None:
+            body["settings"] = settings
+        return self.transport.request("PATCH", f"/api/v1/conversations/{conversation}/", json=body)  # type: ignore[no-any-return]
+
     def conversations(self) -> Iterable[dict[str, Any]]:
         """Every conversation of the key's tenant, newest first (follows the pages)."""
         page = self.transport.request("GET", "/api/v1/conversations/")
@@ -159,6 +170,13 @@ class TimelineClient:
     ) -> list[dict[str, Any]]:
         body = {"path": path, "replacement_text": replacement_text}
         return self.transport.request("POST", self._path(conversation, context, "hide/"), json=body)["blocks"]  # type: ignore[no-any-return]
+
+    def unhide(self, conversation: str, path: str, *, context: str = "main") -> list[dict[str, Any]]:
+        """Show the hidden blocks at ``path`` again from the next render on (undoes :meth:`hide` and
+        TTL pruning); answers the blocks at the path."""
+        url = self._path(conversation, context, "unhide/")
+        answer = self.transport.request("POST", url, json={"path": path})
+        return answer["blocks"]  # type: ignore[no-any-return]
 
     def search(self, conversation: str, query: str, *, context: str = "main") -> list[dict[str, Any]]:
         answer = self.transport.request(

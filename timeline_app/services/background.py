@@ -38,7 +38,12 @@ def background_settings(settings: RenderSettings, *, soft_threshold: float) -> R
 
 
 def timeline_compact(
-    *, timeline_id: int, trigger: str, force: bool = False, task_id: str = ""
+    *,
+    timeline_id: int,
+    trigger: str,
+    force: bool = False,
+    task_id: str = "",
+    compaction_id: int | None = None,
 ) -> CompactionOutcome:
     """The compact task's work: a background run plans against the soft threshold, a manual one
     against the conversation's own threshold (like ``POST …/compact/`` with ``wait``)."""
@@ -54,7 +59,14 @@ def timeline_compact(
                 status=Compaction.Outcome.SKIPPED, error="the context's strategy does not summarize"
             )
         settings = background_settings(settings, soft_threshold=django_settings.TIMELINE_SOFT_THRESHOLD)
-    return compaction_run(timeline=timeline, settings=settings, trigger=trigger, force=force, task_id=task_id)
+    return compaction_run(
+        timeline=timeline,
+        settings=settings,
+        trigger=trigger,
+        force=force,
+        task_id=task_id,
+        record_id=compaction_id,
+    )
 
 
 def _summarizes(timeline: Timeline) -> bool:
@@ -242,9 +254,21 @@ def compaction_nudge(*, timeline: Timeline, window: Sequence[BlockValue], settin
 
 
 def compaction_enqueue(
-    *, timeline_id: int, trigger: str, force: bool = False, expires: float | None = None
+    *,
+    timeline_id: int,
+    trigger: str,
+    force: bool = False,
+    expires: float | None = None,
+    compaction_id: int | None = None,
+    task_id: str | None = None,
 ) -> str:
-    """Queue a compaction of one timeline; returns the Celery task id."""
+    """Queue a compaction of one timeline (``compaction_id``: the queued row it finishes); returns
+    the Celery task id."""
     task = current_app.tasks[COMPACT_TASK]
-    result = task.apply_async(args=(timeline_id, trigger, force), expires=expires)
+    args = (
+        (timeline_id, trigger, force)
+        if compaction_id is None
+        else (timeline_id, trigger, force, compaction_id)
+    )
+    result = task.apply_async(args=args, expires=expires, task_id=task_id)
     return str(result.id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -26,9 +27,25 @@ ReplayCheck = Callable[[Block, Block], dict[str, str]]
 """``(stored, new)`` of one client id → what differs (``details`` of a 409); empty when the same."""
 
 
+@dataclass(frozen=True)
+class Appended:
+    """What a write of blocks answers: every block of the request in order (replays as stored), and
+    how many of them it created (0: a pure replay, which the API answers 200 instead of 201)."""
+
+    rows: list[Block]
+    created: int
+
+
 def blocks_append(
     *, timeline: Timeline, blocks: Sequence[NewBlock], replay_check: ReplayCheck | None = None
 ) -> list[Block]:
+    """Append blocks in order; a block whose client id is already stored comes back as stored."""
+    return blocks_store(timeline=timeline, blocks=blocks, replay_check=replay_check).rows
+
+
+def blocks_store(
+    *, timeline: Timeline, blocks: Sequence[NewBlock], replay_check: ReplayCheck | None = None
+) -> Appended:
     """Append blocks in order; a block whose client id is already stored comes back as stored.
 
     Sequence numbers are allocated under a row lock on the timeline (taken after the
@@ -114,7 +131,8 @@ def blocks_append(
                 next_seq=F("next_seq") + len(fresh), version=F("version") + 1
             )
             Conversation.objects.filter(pk=timeline.conversation_id).update(last_activity_at=timezone.now())
-    return [existing.get(row.client_id, row) if row.client_id else row for row in prepared]
+    rows = [existing.get(row.client_id, row) if row.client_id else row for row in prepared]
+    return Appended(rows=rows, created=len(fresh))
 
 
 def new_turn_id(now: datetime | None = None) -> str:
@@ -131,9 +149,22 @@ def turn_start(
     attachments: Sequence[NewAttachment] = (),
     ts: str | None = None,
 ) -> list[Block]:
+    """Write a turn's header, ``user.prompt`` and attachment blocks with their seed paths."""
+    return turn_store(timeline=timeline, prompt=prompt, turn_id=turn_id, attachments=attachments, ts=ts).rows
+
+
+def turn_store(
+    *,
+    timeline: Timeline,
+    prompt: str,
+    turn_id: str | None = None,
+    attachments: Sequence[NewAttachment] = (),
+    ts: str | None = None,
+) -> Appended:
     """Write a turn's header, ``user.prompt`` and attachment blocks with their seed paths.
 
-    Starting the same ``turn_id`` again returns the stored blocks: the client ids derive from it.
+    Starting the same ``turn_id`` again returns the stored blocks (``created`` 0): the client ids
+    derive from it.
     """
     names = [a.name for a in attachments]
     if len(names) != len(set(names)):
@@ -172,4 +203,4 @@ def turn_start(
                 client_id=f"turn:{turn_id}:att:{att.name}",
             )
         )
-    return blocks_append(timeline=timeline, blocks=new)
+    return blocks_store(timeline=timeline, blocks=new)

@@ -55,6 +55,8 @@ TAKEN_OVER = "abandoned: taken over by a redelivery of the same task"
 SUPERSEDED = "superseded: the timeline was compacted or cleared meanwhile"
 FULL = "rejected: the context is full (no seq left for a summary block)"
 ERASED = "erased: the conversation was erased meanwhile"
+NOTHING_TO_DO = "nothing to compact: the context is under its threshold (or has no finished turn)"
+BUSY = "busy: another compaction of this context was running"
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,36 @@ def _claim(*, timeline: Timeline, trigger: str, task_id: str) -> Compaction | No
         return None
 
 
+def _claim_requested(*, timeline: Timeline, record_id: int, task_id: str) -> Compaction | None:
+    """Turn the ``queued`` row ``POST …/compact/`` created into this run's claim (the same row, so
+    the id the 202 gave names the outcome). A redelivery of the same task takes its own running row
+    back. None when another compaction holds the claim or the row is no longer queued."""
+    now = timezone.now()
+    Compaction.objects.filter(
+        timeline=timeline, status=Compaction.Status.RUNNING, started_at__lt=now - STALE_CLAIM
+    ).update(status=Compaction.Status.FAILED, error=ABANDONED, finished_at=now)
+    mine = Compaction.objects.filter(pk=record_id, timeline=timeline)
+    try:
+        with transaction.atomic():
+            taken = mine.filter(status=Compaction.Status.QUEUED).update(
+                status=Compaction.Status.RUNNING, started_at=now, task_id=task_id
+            )
+    except IntegrityError:  # another compaction of this timeline is running
+        return None
+    if not taken and task_id:
+        taken = mine.filter(status=Compaction.Status.RUNNING, task_id=task_id).update(started_at=now)
+    return mine.first() if taken else None
+
+
+def _settle_request(record_id: int | None, *, status: str, error: str) -> None:
+    """Finish a requested (``queued``) row that this run did not claim."""
+    if record_id is None:
+        return
+    Compaction.objects.filter(pk=record_id, status=Compaction.Status.QUEUED).update(
+        status=status, error=error, finished_at=timezone.now()
+    )
+
+
 def _release(record: Compaction, *, started: float, **fields: Any) -> bool:
     """Finish a claim that did not apply (conditional: a claim taken over stays as it is)."""
     updated = Compaction.objects.filter(pk=record.pk, status=Compaction.Status.RUNNING).update(
@@ -169,8 +201,12 @@ def compaction_run(
     system_tokens: int = 0,
     summarizer: Summarizer | None = None,
     task_id: str = "",
+    record_id: int | None = None,
 ) -> CompactionOutcome:
     """Compact ``timeline`` if it needs it (or when forced). Safe to call concurrently.
+
+    ``record_id``: the ``queued`` row of a ``POST …/compact/`` request, which this run claims and
+    finishes (``skipped`` with the reason when there is nothing to do or another run is busy).
 
     Another compaction in flight makes this a no-op (``busy``) — except for a render whose
     context is over ``max_tokens``: it waits for the running compaction (``RENDER_WAIT_SECONDS``
@@ -186,6 +222,7 @@ def compaction_run(
             system_tokens=system_tokens,
             summarizer=summarizer,
             task_id=task_id,
+            record_id=record_id,
         )
     except ConversationErased:
         # Not a failure: the tenant erased the conversation (or retention did); its claim went too.
@@ -202,11 +239,19 @@ def _run(
     system_tokens: int,
     summarizer: Summarizer | None,
     task_id: str,
+    record_id: int | None,
 ) -> CompactionOutcome:
     snap = _snapshot(timeline_id=timeline.pk, settings=settings, system_tokens=system_tokens, force=force)
     if snap.plan is None:
-        return CompactionOutcome(status=Compaction.Outcome.SKIPPED)
-    record = _claim(timeline=snap.timeline, trigger=trigger, task_id=task_id)
+        _settle_request(record_id, status=Compaction.Status.SKIPPED, error=NOTHING_TO_DO)
+        return CompactionOutcome(status=Compaction.Outcome.SKIPPED, compaction_id=record_id)
+    if record_id is not None:
+        record = _claim_requested(timeline=snap.timeline, record_id=record_id, task_id=task_id)
+        if record is None:
+            _settle_request(record_id, status=Compaction.Status.SKIPPED, error=BUSY)
+            return CompactionOutcome(status=Compaction.Outcome.BUSY, compaction_id=record_id, error=BUSY)
+    else:
+        record = _claim(timeline=snap.timeline, trigger=trigger, task_id=task_id)
     if record is None:
         if trigger not in _RENDER_TRIGGERS or not _over_ceiling(snap.window, system_tokens, settings):
             return CompactionOutcome(status=Compaction.Outcome.BUSY)

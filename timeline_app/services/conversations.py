@@ -80,6 +80,24 @@ def timeline_lock(*, timeline: Timeline, fields: tuple[str, ...] = ()) -> Timeli
     return locked
 
 
+def conversation_update(
+    *, conversation: Conversation, title: str | None = None, settings: dict[str, Any] | None = None
+) -> Conversation:
+    """Change a conversation's title and/or settings (``PATCH``). ``settings`` replaces the whole
+    overrides object (``{}`` goes back to the defaults), validated like at creation; the next
+    render sees it (its cache report says ``settings_changed`` when the effective settings moved)."""
+    fields: dict[str, Any] = {}
+    if title is not None:
+        fields["title"] = title
+    if settings is not None:
+        fields["settings"] = validate_overrides(settings)
+    if fields:
+        Conversation.objects.filter(pk=conversation.pk, tenant_id=conversation.tenant_id).update(**fields)
+        for name, value in fields.items():
+            setattr(conversation, name, value)
+    return conversation
+
+
 def context_room_require(*, conversation: Conversation) -> None:
     """Call inside a transaction before creating a context: locks the conversation row (concurrent
     creations queue; ``conversation_lock``) and raises InvalidInput when it holds

@@ -1,7 +1,8 @@
 """The hide state of stored blocks: the only write a stored block ever gets (DESIGN §3).
 
 A hidden block stays stored with its text; it renders as its replacement text. Manual hides (the
-seeds' ``react.hide``) and TTL pruning both write through ``hides_store``.
+seeds' ``react.hide``) and TTL pruning both write through ``hides_store``; ``blocks_unhide`` undoes
+either (a popped message is no hide: it stays popped).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from django.db import connection, transaction
 from timeline_app.errors import NotFound
 from timeline_app.models import Block, Timeline
 from timeline_app.rendering.costs import hidden_tokens
-from timeline_app.rendering.ttl import Hide
+from timeline_app.rendering.messages import POPPED_REASON
+from timeline_app.rendering.ttl import Hide, ttl_replacement_tokens
 from timeline_app.services.conversations import timeline_lock
 
 MANUAL_REASON = "manual"
@@ -87,3 +89,28 @@ def blocks_hide(*, timeline: Timeline, path: str, replacement_text: str) -> list
         ]
         hides_store(timeline=timeline, hides=hides)
     return list(Block.objects.filter(timeline=timeline, path=path).order_by("seq"))
+
+
+def blocks_unhide(*, timeline: Timeline, path: str) -> list[Block]:
+    """Show every hidden block at ``path`` again from the next render on, whoever hid it (an
+    agent's ``react.hide`` or TTL pruning); visible ones stay as they are.
+
+    The block gets back the state it was written with: no replacement text, and as its
+    ``replacement_tokens`` what it would cost once TTL-pruned. A block TTL pruning had hidden can
+    be pruned again by the next render that finds the cache cold (it is still old). Blocks of
+    popped messages stay popped: popping is no hide (resend the message under a new id).
+    """
+    with transaction.atomic(durable=True):
+        timeline_lock(timeline=timeline, fields=("id",))
+        rows = list(Block.objects.select_for_update().filter(timeline=timeline, path=path).order_by("seq"))
+        if not rows:
+            raise NotFound(f"no block at path {path!r}", details={"path": path})
+        for row in rows:
+            if not row.hidden or row.hidden_reason == POPPED_REASON:
+                continue
+            row.hidden, row.replacement_text, row.hidden_reason = False, "", ""
+            row.replacement_tokens = ttl_replacement_tokens(row.to_value())
+            Block.objects.filter(timeline=timeline, seq=row.seq).update(
+                hidden=False, replacement_text="", hidden_reason="", replacement_tokens=row.replacement_tokens
+            )
+    return rows

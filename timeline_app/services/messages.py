@@ -24,7 +24,7 @@ from timeline_app.rendering.messages import (
     stored_message,
 )
 from timeline_app.rendering.times import iso_utc
-from timeline_app.services.blocks import blocks_append
+from timeline_app.services.blocks import blocks_store
 
 
 def parse_messages(raw: Any, *, now: datetime | None = None) -> list[NewMessage]:
@@ -48,7 +48,12 @@ def _message_replay_check(stored: Block, new: Block) -> dict[str, str]:
 
 
 def messages_append(*, timeline: Timeline, messages: Sequence[NewMessage]) -> list[StoredMessage]:
-    """Append messages in order; a message whose id is stored already comes back as stored.
+    """Append messages in order; a message whose id is stored already comes back as stored."""
+    return messages_store(timeline=timeline, messages=messages)[0]
+
+
+def messages_store(*, timeline: Timeline, messages: Sequence[NewMessage]) -> tuple[list[StoredMessage], int]:
+    """Append messages in order; answers them (stored ones as stored) and how many were created.
 
     The same id with a different message, or the id of a popped message, is a conflict (409) and
     nothing is stored; the check runs
@@ -56,7 +61,7 @@ def messages_append(*, timeline: Timeline, messages: Sequence[NewMessage]) -> li
     is stored (201) and the others are conflicts.
     """
     try:
-        rows = blocks_append(
+        appended = blocks_store(
             timeline=timeline,
             blocks=[message_block(m) for m in messages],
             replay_check=_message_replay_check,
@@ -65,7 +70,8 @@ def messages_append(*, timeline: Timeline, messages: Sequence[NewMessage]) -> li
         raise Conflict(
             "a message_id is stored already with a different message", details=exc.details
         ) from exc
-    return [m for row in rows if (m := stored_message(row.seq, row.meta)) is not None]
+    stored = [m for row in appended.rows if (m := stored_message(row.seq, row.meta)) is not None]
+    return stored, appended.created
 
 
 def message_pop(*, timeline: Timeline) -> StoredMessage | None:
