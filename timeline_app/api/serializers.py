@@ -316,7 +316,7 @@ class SearchQueryIn(serializers.Serializer[Any]):
 
 
 class SearchHitOut(serializers.Serializer[Any]):
-    """From a ``Block``; ``context``: ``query`` and ``latest`` (the latest applied compaction)."""
+    """From a ``Block``; ``context``: ``query`` and ``window`` (``selectors.timeline_window``)."""
 
     seq = serializers.IntegerField()
     type = serializers.CharField()
@@ -324,12 +324,12 @@ class SearchHitOut(serializers.Serializer[Any]):
     path = serializers.CharField()
     hidden = serializers.BooleanField()
     compacted = serializers.SerializerMethodField(
-        help_text="before the latest summary: not in the visible window"
+        help_text="not in the visible window: behind the latest summary, or cleared (DELETE …/messages/)"
     )
     snippet = serializers.SerializerMethodField()
 
     def get_compacted(self, row: Any) -> bool:
-        return block_is_compacted(seq=row.seq, type=row.type, latest=self.context["latest"])
+        return block_is_compacted(seq=row.seq, type=row.type, window=self.context["window"])
 
     def get_snippet(self, row: Any) -> str:
         return snippet(row.text, self.context["query"])

@@ -6,9 +6,7 @@ Callers write ``selectors.<name>``; the functions live in one module per noun: `
 """
 
 from timeline_app.selectors.blocks import (
-    SEARCH_LIMIT,
     active_plan,
-    block_count,
     block_is_compacted,
     blocks_by_path,
     blocks_search,
@@ -16,7 +14,7 @@ from timeline_app.selectors.blocks import (
     sources_in_path,
     sources_pool,
     timeline_visible_tokens,
-    timelines_with_visible_tokens,
+    timeline_window,
     tokens_from_seq,
     visible_window,
 )
@@ -47,11 +45,9 @@ from timeline_app.selectors.renders import (
 )
 
 __all__ = [
-    "SEARCH_LIMIT",
     "ContextInfo",
     "active_plan",
     "api_key_lookup",
-    "block_count",
     "block_is_compacted",
     "blocks_by_path",
     "blocks_search",
@@ -76,7 +72,7 @@ __all__ = [
     "timeline_names",
     "timeline_require",
     "timeline_visible_tokens",
-    "timelines_with_visible_tokens",
+    "timeline_window",
     "tokens_from_seq",
     "visible_window",
 ]

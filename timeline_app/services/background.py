@@ -20,10 +20,9 @@ from django.db.models import Exists, OuterRef, Subquery
 
 from compaction.planner import needs_compaction, visible_tokens, worth_retrying
 from compaction.strategies import SUMMARIZE
-from timeline_app import selectors
 from timeline_app.models import Compaction, Timeline
-from timeline_app.rendering.blocks import SUMMARY
 from timeline_app.rendering.blocks import Block as BlockValue
+from timeline_app.rendering.blocks import window_summary_seq
 from timeline_app.rendering.settings import RenderSettings, SettingsError, resolve_settings
 from timeline_app.selectors.contexts import effective_strategy
 from timeline_app.services.compaction import CompactionOutcome, compaction_run
@@ -91,7 +90,7 @@ def timelines_past_soft_threshold(
         "-id"
     )
     rows = (
-        selectors.timelines_with_visible_tokens()
+        Timeline.objects.with_window()
         .filter(conversation__last_activity_at__gte=now - active_within)
         .exclude(Exists(compactions.filter(status=Compaction.Status.RUNNING)))
         .exclude(Exists(unchanged_since_failure))
@@ -203,7 +202,7 @@ def compaction_nudge(*, timeline: Timeline, window: Sequence[BlockValue], settin
         return False
     # Once per compaction state: a summary applied since makes a new key, so a timeline that fills
     # up again soon after a compaction is nudged again at once.
-    summary_seq = window[0].seq if window and window[0].type == SUMMARY else 0
+    summary_seq = window_summary_seq(window) or 0
     try:
         first = cache.add(f"compaction-nudge:{timeline.pk}:{summary_seq}", 1, timeout=NUDGE_SECONDS)
     except Exception:  # the shared cache (Redis) is down: no nudge, the render goes on

@@ -25,8 +25,8 @@ from compaction.summarizers import Summarizer
 from timeline_app import metrics, selectors
 from timeline_app.errors import ConversationErased
 from timeline_app.models import Compaction, Timeline
-from timeline_app.rendering.blocks import SUMMARY
 from timeline_app.rendering.blocks import Block as BlockValue
+from timeline_app.rendering.blocks import window_summary_seq
 from timeline_app.rendering.formats import Source, stable_json
 from timeline_app.rendering.pipeline import Rendered, RenderOptions, render_window
 from timeline_app.rendering.prefix import CacheReport, explain_cache
@@ -67,10 +67,6 @@ def settings_key(settings: RenderSettings, options: RenderOptions) -> str:
         "include_only": sorted(options.include_only_contributions),
     }
     return hashlib.sha256(stable_json(shape).encode()).hexdigest()
-
-
-def _summary_seq(window: list[BlockValue]) -> int | None:
-    return window[0].seq if window and window[0].type == SUMMARY else None
 
 
 def _persist_ttl(*, timeline: Timeline, decision: TtlDecision, now: datetime) -> None:
@@ -193,7 +189,7 @@ def timeline_render(
     report = None
     if not dry_run:  # a dry run neither compares with nor becomes the previous render
         key = settings_key(settings, options)
-        summary_seq = _summary_seq(window)
+        summary_seq = window_summary_seq(window)
         report = explain_cache(
             previous=previous,
             current=rendered.prefix,
