@@ -32,10 +32,10 @@ from timeline_app.admin import selectors as admin_selectors
 from timeline_app.models import Compaction, Conversation, RenderRecord, Timeline
 from timeline_app.rendering.messages import CONTEXT_NAME_PATTERN
 from timeline_app.rendering.pipeline import RenderOptions
-from timeline_app.rendering.settings import SettingsError, resolve_settings
+from timeline_app.selectors.settings import settings_resolve, timeline_settings
 from timeline_app.services.compaction import compaction_run
 from timeline_app.services.export import timeline_export
-from timeline_app.services.render import RenderOutcome, timeline_render, timeline_settings
+from timeline_app.services.render import RenderOutcome, timeline_render
 
 if TYPE_CHECKING:
     from timeline_app.models import WindowedTimeline
@@ -291,10 +291,8 @@ def _select_context(contexts: list[WindowedTimeline], name: str | None) -> Windo
 
 def _timeline_facts(conversation: Conversation, timeline: WindowedTimeline) -> dict[str, Any]:
     """The facts box of the conversation page and the links of its tools."""
-    try:
-        settings = resolve_settings(conversation.settings)
-    except SettingsError:
-        settings = resolve_settings({})
+    resolved = settings_resolve(conversation_id=conversation.pk, overrides=conversation.settings)
+    settings = resolved.settings
     visible = timeline.visible_tokens
     history = (
         reverse("admin:timeline_app_compaction_changelist")
@@ -303,6 +301,7 @@ def _timeline_facts(conversation: Conversation, timeline: WindowedTimeline) -> d
     )
     return {
         "settings": settings,
+        "ignored_settings": resolved.ignored,
         "settings_json": json.dumps(conversation.settings, indent=2, sort_keys=True, ensure_ascii=False),
         "visible_tokens": visible,
         "visible_percent": round(100 * visible / settings.max_tokens, 1) if settings.max_tokens else 0,

@@ -208,6 +208,11 @@ class RenderOut(serializers.Serializer[Any]):
     cache = CacheOut(
         allow_null=True, help_text="how much of the previous render's prefix the provider's cache could reuse"
     )
+    ignored_settings = serializers.DictField(
+        child=serializers.CharField(),
+        help_text="the conversation's stored settings that no longer validate, {key: why}: the render "
+        "used their defaults (empty when every stored setting applied)",
+    )
     debug = serializers.CharField(
         source="rendered.debug",
         required=False,

@@ -26,7 +26,6 @@ from timeline_app.selectors.contexts import (
     custom_strategies,
     effective_strategy,
     full_context,
-    normalize_strategy,
     stored_messages,
     strategy_window,
 )
@@ -43,9 +42,16 @@ from timeline_app.selectors.renders import (
     previous_render,
     render_history,
 )
+from timeline_app.selectors.settings import (
+    ResolvedSettings,
+    settings_resolve,
+    timeline_settings,
+    timeline_settings_resolved,
+)
 
 __all__ = [
     "ContextInfo",
+    "ResolvedSettings",
     "active_plan",
     "api_key_lookup",
     "block_is_compacted",
@@ -60,9 +66,9 @@ __all__ = [
     "effective_strategy",
     "full_context",
     "latest_applied_compaction",
-    "normalize_strategy",
     "previous_render",
     "render_history",
+    "settings_resolve",
     "sources_in_path",
     "sources_pool",
     "stored_messages",
@@ -71,6 +77,8 @@ __all__ = [
     "timeline_get",
     "timeline_names",
     "timeline_require",
+    "timeline_settings",
+    "timeline_settings_resolved",
     "timeline_visible_tokens",
     "timeline_window",
     "tokens_from_seq",

@@ -20,10 +20,11 @@ from django.db.models import Exists, OuterRef, Subquery
 
 from compaction.planner import needs_compaction, visible_tokens, worth_retrying
 from compaction.strategies import SUMMARIZE
+from timeline_app import selectors
 from timeline_app.models import Compaction, Timeline
 from timeline_app.rendering.blocks import Block as BlockValue
 from timeline_app.rendering.blocks import window_summary_seq
-from timeline_app.rendering.settings import RenderSettings, SettingsError, resolve_settings
+from timeline_app.rendering.settings import RenderSettings
 from timeline_app.selectors.contexts import effective_strategy
 from timeline_app.services.compaction import CompactionOutcome, compaction_run
 
@@ -46,7 +47,7 @@ def timeline_compact(
     timeline = Timeline.objects.select_related("conversation").filter(pk=timeline_id).first()
     if timeline is None:
         return CompactionOutcome(status=Compaction.Outcome.SKIPPED, error="timeline gone")
-    settings = resolve_settings(timeline.conversation.settings)
+    settings = selectors.timeline_settings(timeline=timeline)
     if trigger == Compaction.Trigger.BACKGROUND:
         if not _summarizes(timeline):
             return CompactionOutcome(
@@ -102,20 +103,19 @@ def timelines_past_soft_threshold(
         .values_list(
             "pk",
             "visible_tokens",
+            "conversation_id",
             "conversation__settings",
             "compaction_strategy",
             "last_status",
             "last_before",
         )
     )
-    for pk, visible, overrides, strategy, last_status, last_before in rows.iterator(chunk_size=500):
+    for pk, visible, conversation_id, overrides, strategy, last_status, last_before in rows.iterator(
+        chunk_size=500
+    ):
         if strategy and not _summarizes(Timeline(pk=pk, compaction_strategy=strategy)):
             continue
-        try:
-            settings = resolve_settings(overrides)
-        except (SettingsError, TypeError):
-            logger.warning("timeline %s: conversation settings unusable, not swept", pk)
-            continue
+        settings = selectors.settings_resolve(conversation_id=conversation_id, overrides=overrides).settings
         limit = background_settings(settings, soft_threshold=soft_threshold).compaction_limit
         if last_status == Compaction.Status.REJECTED and not worth_retrying(
             visible_tokens=int(visible), rejected_before_tokens=last_before, max_tokens=settings.max_tokens
