@@ -133,7 +133,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # PostgreSQL: keep a connection per web thread for a minute instead of one per request.
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=0 if EMBEDDED else 60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-ATOMIC_REQUESTS = False
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LANGUAGE_CODE = "en-us"

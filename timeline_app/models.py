@@ -9,21 +9,27 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from django.db import models
-from django.db.models import Case, F, IntegerField, Q, Sum, When
+from django.db.models import Case, Count, F, IntegerField, OuterRef, Q, Subquery, Sum, Value, When
+from django.db.models.functions import Coalesce, Greatest
 
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.blocks import Block as BlockValue
 from timeline_app.rendering.messages import POPPED_REASON
 from timeline_app.rendering.prefix import CACHE_REASONS
 
-EFFECTIVE_TOKENS = Case(
-    When(hidden=True, then=F("replacement_tokens")), default=F("tokens"), output_field=IntegerField()
-)
-"""What a stored block costs in a render: its replacement text's tokens once hidden (the database
-side of ``rendering.blocks.Block.effective_tokens``)."""
+
+def effective_tokens(prefix: str = "") -> Case:
+    """What a stored block costs in a render: its replacement text's tokens once hidden (the
+    database side of ``rendering.blocks.Block.effective_tokens``). ``prefix`` reaches the block
+    through a relation (``"summary_block__"``)."""
+    return Case(
+        When(**{f"{prefix}hidden": True}, then=F(f"{prefix}replacement_tokens")),
+        default=F(f"{prefix}tokens"),
+        output_field=IntegerField(),
+    )
 
 
 class Tenant(models.Model):
@@ -82,6 +88,71 @@ class Conversation(models.Model):
         return self.public_id
 
 
+class TimelineQuerySet(models.QuerySet["Timeline"]):
+    def with_window(self) -> TimelineQuerySet:
+        """Each timeline annotated with its visible window, in the same query (no N+1):
+
+        * ``window_first_seq``: ``Timeline.window_start`` of the latest applied compaction
+          (``max(view_start_seq, its first retained seq)``);
+        * ``summary_seq``: that compaction's summary block when ``Timeline.shows_summary``, else
+          ``NULL``;
+        * ``visible_tokens``: what ``compaction.planner.visible_tokens`` sums over the window
+          (``BlockQuerySet.window`` from ``window_first_seq``, plus the shown summary), every block
+          at ``effective_tokens()``: the figure the compaction threshold is compared with.
+
+        A render's ``tokens.visible`` can differ from ``visible_tokens`` in three ways, all decided
+        at render time: the ``[TURN …] (continued)`` header a window that starts mid-turn shows
+        (``compaction.planner.rendered_tokens``, a dozen tokens), the hides TTL pruning persists
+        during that render, and a named context's strategy (``selectors.strategy_window``).
+        """
+        latest = Compaction.objects.applied().filter(timeline=OuterRef("pk")).order_by("-id")
+        window_sum = Subquery(
+            Block.objects.window(timeline=OuterRef("pk"), start=OuterRef("window_first_seq"))
+            .order_by()
+            .values("timeline")
+            .annotate(total=Sum(effective_tokens()))
+            .values("total")[:1],
+            output_field=IntegerField(),
+        )
+        # The latest applied compaction's summary, only when it is inside the view.
+        shown = Q(summary_block__seq__gte=OuterRef("view_start_seq"))
+        summary = latest.annotate(
+            shown_seq=Case(When(shown, then=F("summary_block__seq")), output_field=models.BigIntegerField()),
+            shown_tokens=Case(
+                When(shown, then=effective_tokens("summary_block__")),
+                default=Value(0),
+                output_field=IntegerField(),
+            ),
+        )
+        return self.annotate(
+            window_first_seq=Greatest(
+                F("view_start_seq"),
+                Coalesce(Subquery(latest.values("first_retained_seq")[:1]), Value(0)),
+                output_field=IntegerField(),
+            ),
+            summary_seq=Subquery(summary.values("shown_seq")[:1]),
+        ).annotate(
+            visible_tokens=Coalesce(window_sum, 0)
+            + Coalesce(Subquery(summary.values("shown_tokens")[:1], output_field=IntegerField()), 0)
+        )
+
+    def with_block_count(self) -> TimelineQuerySet:
+        """Each timeline annotated with ``block_count``: its stored blocks, cleared, hidden,
+        popped and summaries included (the one block count; ``next_seq - 1`` is not one: an
+        import keeps its seqs, gaps included)."""
+        return self.annotate(block_count=Coalesce(block_count_of(timeline=OuterRef("pk")), 0))
+
+
+def block_count_of(**where: Any) -> Subquery:
+    """``COUNT(*)`` of the blocks ``where`` selects (``timeline=…`` or ``timeline__conversation=…``,
+    usually an ``OuterRef``), as a scalar subquery over the ``(timeline, seq)`` index."""
+    group = next(iter(where))
+    return Subquery(
+        Block.objects.filter(**where).order_by().values(group).annotate(n=Count("pk")).values("n")[:1],
+        output_field=IntegerField(),
+    )
+
+
 class Timeline(models.Model):
     """A named context of a conversation (``main`` by default): one ordered block stream.
 
@@ -99,6 +170,8 @@ class Timeline(models.Model):
     version = models.BigIntegerField(default=0)
     compaction_strategy = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = TimelineQuerySet.as_manager()
 
     class Meta:
         constraints = [
@@ -118,6 +191,22 @@ class Timeline(models.Model):
         """Whether that compaction's summary block is inside the view (not cleared away)."""
         summary = compaction.summary_block if compaction is not None else None
         return summary is not None and summary.seq >= self.view_start_seq
+
+
+class WindowAnnotations(TypedDict):
+    """What ``TimelineQuerySet.with_window()`` and ``with_block_count()`` add to a timeline row."""
+
+    window_first_seq: int
+    summary_seq: int | None
+    visible_tokens: int
+    block_count: int
+
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+    WindowedTimeline = WithAnnotations[Timeline, WindowAnnotations]
+    """A timeline row read through ``with_window().with_block_count()``."""
 
 
 VALUE_FIELDS = (
@@ -166,7 +255,7 @@ class BlockQuerySet(models.QuerySet["Block"]):
 
     def effective_tokens(self) -> int:
         """Sum of what these blocks cost in a render (hidden ones at their replacement)."""
-        return int(self.order_by().aggregate(total=Sum(EFFECTIVE_TOKENS))["total"] or 0)
+        return int(self.order_by().aggregate(total=Sum(effective_tokens()))["total"] or 0)
 
     def as_values(self) -> list[BlockValue]:
         """These blocks as pure values, read as plain columns (no model instances: a render's

@@ -9,10 +9,11 @@ from timeline_app.models import Block, Compaction, Conversation, Tenant, Timelin
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.contributions import NewBlock, tool_call_blocks
 from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.blocks import blocks_append, turn_start
 from timeline_app.services.compaction import compaction_run
 from timeline_app.services.conversations import conversation_create
-from timeline_app.services.render import timeline_render, timeline_settings
+from timeline_app.services.render import timeline_render
 
 LOREM = (
     "The restaurant list was checked against the city's opening hours and the reviews of the last "

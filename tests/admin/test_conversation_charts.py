@@ -13,10 +13,11 @@ from django.utils.html import escape
 
 from tests.admin import urls
 from tests.admin.builders import compacted_conversation, contribute_turns, rendered_history
+from timeline_app import selectors
 from timeline_app.admin import charts, pages
 from timeline_app.models import Block, RenderRecord, Tenant, Timeline
 from timeline_app.rendering import blocks as b
-from timeline_app.services.contexts import context_create
+from timeline_app.services.contexts import context_clear, context_create
 from timeline_app.services.conversations import conversation_create
 
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -245,3 +246,27 @@ def test_render_table_and_chart_show_only_this_timelines_renders(support, tenant
     assert other_html.count('class="tl-render-row"') == 5
     assert other_html.count('<g class="tl-render-bar">') == 5
     assert all(r.rendered_at.strftime("%Y-%m-%d %H:%M:%S UTC") not in other_html for r in own)
+
+
+@pytest.mark.django_db
+def test_turn_chart_of_a_cleared_context_shows_the_cleared_turns_out_of_the_window(support, tenant):
+    """``DELETE …/messages/`` (``context_clear``) moves a named context's view past its blocks:
+    the chart draws them out of the window (the compacted colour), as the facts box counts them."""
+    conversation = conversation_create(tenant=tenant, public_id="cleared", settings={})
+    branch = context_create(conversation=conversation, name="attempt_a")
+    contribute_turns(branch, turns=2, prefix="old")
+    context_clear(timeline=branch)
+    contribute_turns(branch, turns=1, prefix="new")
+    html = support.get(urls.conversation(conversation.pk, context="attempt_a")).content.decode()
+    titles = re.findall(
+        r"<title>(turn_\w+): (\d+) visible, (\d+) hidden, (\d+) compacted tokens</title>", html
+    )
+    bars = {turn: (int(v), int(h), int(c)) for turn, v, h, c in titles}
+    assert set(bars) == {"turn_old001", "turn_old002", "turn_new001"}
+    for turn in ("turn_old001", "turn_old002"):
+        visible, hidden, out = bars[turn]
+        assert visible == hidden == 0 and out > 0, turn
+    visible, hidden, out = bars["turn_new001"]
+    assert visible > 0 and out == 0
+    # The chart's visible tokens are the window's, as the facts box and the API count them.
+    assert visible == selectors.timeline_visible_tokens(timeline=branch)

@@ -1,8 +1,13 @@
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from timeline_app.models import Conversation, Timeline
 
 pytestmark = pytest.mark.django_db
+
+# Key lookup, conversation, its main context, its window row, its context names.
+DETAIL_QUERIES = 5
 
 
 def test_healthz_answers_ok_without_a_key(client):
@@ -120,3 +125,20 @@ def test_next_page_link_keeps_the_page_size_and_ends_with_null(owner):
     assert first["next"].endswith("&limit=2")
     last = owner.client.get(first["next"]).json()
     assert [c["id"] for c in last["results"]] == ["n0"] and last["next"] is None
+
+
+def test_detail_reads_the_window_in_a_fixed_number_of_queries(owner, conversation):
+    """Block count and visible tokens come from one annotated row (``selectors.timeline_window``),
+    however many blocks and contexts the conversation has."""
+    owner.post("/api/v1/conversations/c1/blocks/", {"blocks": [{"type": "react.notes", "text": "a"}]})
+    owner.get("/api/v1/conversations/c1/")  # warm up
+    with CaptureQueriesContext(connection) as few:
+        assert owner.get("/api/v1/conversations/c1/").status_code == 200
+    blocks = [{"type": "react.notes", "text": f"note {n}"} for n in range(40)]
+    owner.post("/api/v1/conversations/c1/blocks/", {"blocks": blocks})
+    for name in ("a", "b", "c"):
+        owner.post("/api/v1/conversations/c1/contexts/", {"name": name})
+    with CaptureQueriesContext(connection) as many:
+        body = owner.get("/api/v1/conversations/c1/").json()
+    assert body["block_count"] == 41 and len(body["contexts"]) == 4
+    assert len(many.captured_queries) == len(few.captured_queries) == DETAIL_QUERIES

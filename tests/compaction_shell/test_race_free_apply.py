@@ -13,9 +13,10 @@ from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.contributions import NewBlock
 from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.blocks import blocks_append
 from timeline_app.services.compaction import TAKEN_OVER, compaction_run
-from timeline_app.services.render import timeline_render, timeline_settings
+from timeline_app.services.render import timeline_render
 
 from .helpers import fill_to, in_thread, make_timeline, needs_concurrent_db
 from .summarizers import BlockingSummarizer

@@ -14,8 +14,9 @@ from timeline_app import selectors
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.conversations import conversation_create
-from timeline_app.services.render import timeline_render, timeline_settings
+from timeline_app.services.render import timeline_render
 
 from .helpers import add_turn
 

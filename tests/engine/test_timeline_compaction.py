@@ -9,10 +9,11 @@ from timeline_app.models import Block, Compaction
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.contributions import tool_call_blocks
 from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.blocks import blocks_append, turn_start
 from timeline_app.services.compaction import compaction_run
 from timeline_app.services.hiding import blocks_hide
-from timeline_app.services.render import timeline_render, timeline_settings
+from timeline_app.services.render import timeline_render
 
 from .helpers import add_turn, add_turns
 

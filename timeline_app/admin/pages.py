@@ -32,12 +32,14 @@ from timeline_app.admin import selectors as admin_selectors
 from timeline_app.models import Compaction, Conversation, RenderRecord, Timeline
 from timeline_app.rendering.messages import CONTEXT_NAME_PATTERN
 from timeline_app.rendering.pipeline import RenderOptions
-from timeline_app.rendering.settings import SettingsError, resolve_settings
+from timeline_app.selectors.settings import settings_resolve, timeline_settings
 from timeline_app.services.compaction import compaction_run
 from timeline_app.services.export import timeline_export
-from timeline_app.services.render import RenderOutcome, timeline_render, timeline_settings
+from timeline_app.services.render import RenderOutcome, timeline_render
 
 if TYPE_CHECKING:
+    from timeline_app.models import WindowedTimeline
+
     _ModelAdmin = admin.ModelAdmin[Conversation]
 else:
     _ModelAdmin = admin.ModelAdmin
@@ -275,7 +277,7 @@ class ConversationPages(_ModelAdmin):
 # ---------------------------------------------------------------- page parts
 
 
-def _select_context(contexts: list[Timeline], name: str | None) -> Timeline:
+def _select_context(contexts: list[WindowedTimeline], name: str | None) -> WindowedTimeline:
     wanted = name or Timeline.DEFAULT_NAME
     for context in contexts:
         if context.name == wanted:
@@ -287,13 +289,11 @@ def _select_context(contexts: list[Timeline], name: str | None) -> Timeline:
     return contexts[0]
 
 
-def _timeline_facts(conversation: Conversation, timeline: Timeline) -> dict[str, Any]:
+def _timeline_facts(conversation: Conversation, timeline: WindowedTimeline) -> dict[str, Any]:
     """The facts box of the conversation page and the links of its tools."""
-    try:
-        settings = resolve_settings(conversation.settings)
-    except SettingsError:
-        settings = resolve_settings({})
-    visible = getattr(timeline, "visible_tokens", 0) or 0
+    resolved = settings_resolve(conversation_id=conversation.pk, overrides=conversation.settings)
+    settings = resolved.settings
+    visible = timeline.visible_tokens
     history = (
         reverse("admin:timeline_app_compaction_changelist")
         + "?"
@@ -301,6 +301,7 @@ def _timeline_facts(conversation: Conversation, timeline: Timeline) -> dict[str,
     )
     return {
         "settings": settings,
+        "ignored_settings": resolved.ignored,
         "settings_json": json.dumps(conversation.settings, indent=2, sort_keys=True, ensure_ascii=False),
         "visible_tokens": visible,
         "visible_percent": round(100 * visible / settings.max_tokens, 1) if settings.max_tokens else 0,
@@ -317,12 +318,11 @@ def _timeline_facts(conversation: Conversation, timeline: Timeline) -> dict[str,
     }
 
 
-def _charts(timeline: Timeline, applied: list[Compaction], renders: list[RenderRecord]) -> dict[str, Any]:
+def _charts(
+    timeline: WindowedTimeline, applied: list[Compaction], renders: list[RenderRecord]
+) -> dict[str, Any]:
     """The two charts and the render history table (two bounded queries: turns, renders)."""
-    window_start = applied[-1].first_retained_seq if applied else None
-    turns = admin_selectors.timeline_turn_tokens(
-        timeline=timeline, window_start=window_start, limit=CHART_TURNS
-    )
+    turns = admin_selectors.timeline_turn_tokens(timeline=timeline, limit=CHART_TURNS)
     markers = []
     for compaction in applied:
         index = next((i for i, t in enumerate(turns) if t["last_seq"] >= compaction.first_retained_seq), None)
@@ -367,7 +367,7 @@ def _charts(timeline: Timeline, applied: list[Compaction], renders: list[RenderR
     }
 
 
-def _context_links(conversation: Conversation, contexts: list[Timeline]) -> list[dict[str, Any]]:
+def _context_links(conversation: Conversation, contexts: list[WindowedTimeline]) -> list[dict[str, Any]]:
     return [
         {
             "timeline": context,

@@ -206,7 +206,7 @@ def _turn_parts(
             started=display.utc(ts) if ts else "",
             blocks=[_block_row(x, view_start_seq=timeline.view_start_seq) for x in part_blocks],
             block_total=turn["block_total"],
-            tokens=sum(x.replacement_tokens if x.hidden else x.tokens for x in part_blocks),
+            tokens=sum(x.effective_tokens for x in part_blocks),
             hidden_count=sum(1 for x in part_blocks if x.hidden),
             split=len(parts) > 1,
             continued=index > 0,

@@ -5,17 +5,17 @@ Every number on the conversation list comes from a correlated subquery in the on
 per-row Python query), and each subquery reads through an index of the block table:
 
 * turns — the ``turn.header`` blocks, through ``timeline_block_type_seq_idx``;
-* blocks — the per-timeline sequence counter (``next_seq - 1``): blocks are append-only and each
-  takes the next number, so the counter is the count without reading a single block row;
-* visible tokens (main context) — the sum over the visible window only (``seq >=`` the latest
-  summary's first retained block), the same window ``selectors.visible_tokens`` sums;
+* blocks — the stored blocks of every context (``models.block_count_of``, the one block count),
+  through the ``(timeline, seq)`` index;
+* visible tokens (main context) — ``TimelineQuerySet.with_window``'s ``visible_tokens``, the
+  window the API and the sweep read;
 * compactions / last status — the compaction rows of the conversation's contexts.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.core.paginator import Page, Paginator
 from django.db import connections
@@ -35,10 +35,12 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, Length, RowNumber, Substr
 
-from timeline_app.models import Block, Compaction, Conversation, RenderRecord, Timeline
+from timeline_app.models import Block, Compaction, Conversation, RenderRecord, Timeline, block_count_of
 from timeline_app.rendering import blocks as b
-from timeline_app.selectors import timelines_with_visible_tokens
 from timeline_app.selectors.renders import render_history
+
+if TYPE_CHECKING:
+    from timeline_app.models import WindowedTimeline
 
 PREVIEW_CHARS = 240
 # PostgreSQL's bigint: a longer number in a URL is no database id (and would fail the query).
@@ -56,7 +58,7 @@ def _count(queryset: QuerySet[Any], group_by: str) -> Subquery:
 def conversation_admin_list() -> QuerySet[Conversation]:
     """The admin list: one query for a page of conversations with every column annotated."""
     of_conversation = {"timeline__conversation": OuterRef("pk")}
-    main: QuerySet[Any] = timelines_with_visible_tokens().filter(
+    main: QuerySet[Any] = Timeline.objects.with_window().filter(
         conversation=OuterRef("pk"), name=Timeline.DEFAULT_NAME
     )
     compactions = Compaction.objects.filter(**of_conversation)
@@ -64,17 +66,7 @@ def conversation_admin_list() -> QuerySet[Conversation]:
         turn_count=Coalesce(
             _count(Block.objects.filter(**of_conversation, type=b.TURN_HEADER), "timeline__conversation"), 0
         ),
-        block_count=Coalesce(
-            Subquery(
-                Timeline.objects.filter(conversation=OuterRef("pk"))
-                .order_by()
-                .values("conversation")
-                .annotate(n=Sum(F("next_seq") - 1))
-                .values("n")[:1],
-                output_field=IntegerField(),
-            ),
-            0,
-        ),
+        block_count=Coalesce(block_count_of(timeline__conversation=OuterRef("pk")), 0),
         visible_tokens=Coalesce(Subquery(main.values("visible_tokens")[:1], output_field=IntegerField()), 0),
         compaction_count=Coalesce(
             _count(compactions.filter(status=Compaction.Status.APPLIED), "timeline__conversation"), 0
@@ -170,14 +162,11 @@ def table_row_estimate(*, queryset: QuerySet[Any]) -> int | None:
 # ---------------------------------------------------------------- the conversation page
 
 
-def conversation_contexts(*, conversation: Conversation) -> list[Timeline]:
-    """The conversation's named contexts with block count and visible tokens, ``main`` first."""
-    contexts: list[Timeline] = list(
-        timelines_with_visible_tokens()
-        .filter(conversation=conversation)
-        .annotate(block_count=F("next_seq") - 1)
-        .order_by("id")
-    )
+def conversation_contexts(*, conversation: Conversation) -> list[WindowedTimeline]:
+    """The conversation's named contexts with their window (``with_window``) and block count,
+    ``main`` first."""
+    rows = Timeline.objects.with_window().with_block_count().filter(conversation=conversation).order_by("id")
+    contexts = cast("list[WindowedTimeline]", list(rows))
     contexts.sort(key=lambda t: (t.name != Timeline.DEFAULT_NAME, t.pk))
     return contexts
 
@@ -234,15 +223,15 @@ def turn_blocks(*, timeline: Timeline, turn_ids: list[str], per_turn: int) -> li
     return list(ranked)
 
 
-def timeline_turn_tokens(*, timeline: Timeline, window_start: int | None, limit: int) -> list[dict[str, Any]]:
+def timeline_turn_tokens(*, timeline: WindowedTimeline, limit: int) -> list[dict[str, Any]]:
     """The latest ``limit`` turns' tokens split into visible / hidden / compacted, oldest first.
 
+    ``timeline`` comes annotated by ``TimelineQuerySet.with_window`` (``conversation_contexts``).
     One grouped query (``timeline_block_turn_idx``), never one per turn: ``compacted`` is every
-    block before ``window_start`` (the latest applied summary's first retained seq), ``hidden`` the
+    block before its ``window_first_seq`` (compacted or cleared: out of the window), ``hidden`` the
     hidden blocks of the visible window and ``visible`` the rest.
     """
-    start = window_start if window_start is not None else 0
-    in_window = Q(seq__gte=start)
+    in_window = Q(seq__gte=timeline.window_first_seq)
     rows = (
         Block.objects.filter(timeline=timeline)
         .order_by()

@@ -78,14 +78,16 @@ class ConversationDetail:
 
 
 def conversation_detail(conversation: Conversation) -> ConversationDetail:
-    timeline = selectors.timeline_require(conversation=conversation, name=Timeline.DEFAULT_NAME)
+    timeline = selectors.timeline_window(
+        timeline=selectors.timeline_require(conversation=conversation, name=Timeline.DEFAULT_NAME)
+    )
     return ConversationDetail(
         public_id=conversation.public_id,
         title=conversation.title,
         started_at=conversation.started_at,
         settings=conversation.settings,
-        block_count=selectors.block_count(timeline=timeline),
-        visible_tokens=selectors.timeline_visible_tokens(timeline=timeline),
+        block_count=timeline.block_count,
+        visible_tokens=timeline.visible_tokens,
         contexts=selectors.timeline_names(conversation=conversation),
     )
 

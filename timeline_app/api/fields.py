@@ -21,7 +21,7 @@ from timeline_app.rendering.blocks import PATH_PATTERN
 from timeline_app.rendering.message_validation import storable_problems
 from timeline_app.rendering.settings import SETTING_RANGES, SettingsError, validate_overrides
 from timeline_app.rendering.times import parse_iso
-from timeline_app.selectors.contexts import normalize_strategy
+from timeline_app.services.contexts import normalize_strategy
 
 # RFC 3339 as Python reads it and PostgreSQL stores it: upper-case T and Z, seconds 00–59, offsets up
 # to ±14:00 (PostgreSQL refuses ±16:00), years 1000–8999 so that every time stays in range in UTC.

@@ -18,9 +18,10 @@ from timeline_app.models import Compaction, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.rendering.times import parse_iso
 from timeline_app.rendering.tokens import count_text_tokens
+from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.compaction import compaction_run
 from timeline_app.services.compaction_requests import compaction_request
-from timeline_app.services.render import timeline_render, timeline_settings
+from timeline_app.services.render import timeline_render
 
 MAIN = Timeline.DEFAULT_NAME
 

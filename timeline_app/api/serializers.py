@@ -208,6 +208,11 @@ class RenderOut(serializers.Serializer[Any]):
     cache = CacheOut(
         allow_null=True, help_text="how much of the previous render's prefix the provider's cache could reuse"
     )
+    ignored_settings = serializers.DictField(
+        child=serializers.CharField(),
+        help_text="the conversation's stored settings that no longer validate, {key: why}: the render "
+        "used their defaults (empty when every stored setting applied)",
+    )
     debug = serializers.CharField(
         source="rendered.debug",
         required=False,
@@ -372,7 +377,7 @@ class SearchQueryIn(serializers.Serializer[Any]):
 
 
 class SearchHitOut(serializers.Serializer[Any]):
-    """From a ``Block``; ``context``: ``query`` and ``latest`` (the latest applied compaction)."""
+    """From a ``Block``; ``context``: ``query`` and ``window`` (``selectors.timeline_window``)."""
 
     seq = serializers.IntegerField()
     type = serializers.CharField()
@@ -380,12 +385,12 @@ class SearchHitOut(serializers.Serializer[Any]):
     path = serializers.CharField()
     hidden = serializers.BooleanField()
     compacted = serializers.SerializerMethodField(
-        help_text="before the latest summary: not in the visible window"
+        help_text="not in the visible window: behind the latest summary, or cleared (DELETE …/messages/)"
     )
     snippet = serializers.SerializerMethodField()
 
     def get_compacted(self, row: Any) -> bool:
-        return block_is_compacted(seq=row.seq, type=row.type, latest=self.context["latest"])
+        return block_is_compacted(seq=row.seq, type=row.type, window=self.context["window"])
 
     def get_snippet(self, row: Any) -> str:
         return snippet(row.text, self.context["query"])

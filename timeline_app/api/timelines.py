@@ -195,9 +195,9 @@ class SearchView(TenantView):
     def get(self, request: Request, conv: str, context: str = MAIN) -> Response:
         query = validated_query(s.SearchQueryIn, request)["q"]
         timeline = self.timeline(request, conv, context)
-        latest = selectors.latest_applied_compaction(timeline=timeline)
+        window = selectors.timeline_window(timeline=timeline)
         hits = selectors.blocks_search(timeline=timeline, query=query)
-        return Response(s.SearchOut({"results": hits}, context={"query": query, "latest": latest}).data)
+        return Response(s.SearchOut({"results": hits}, context={"query": query, "window": window}).data)
 
 
 class SourcesView(TenantView):

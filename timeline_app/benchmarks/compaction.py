@@ -54,7 +54,7 @@ def _timeline(tenant: Tenant) -> Timeline:
 def _fill_past(timeline: Timeline, tokens: int, *, first_turn: int = 0) -> int:
     """Append synthetic turns until the visible tokens pass ``tokens``; returns the next turn number."""
     turn = first_turn
-    while selectors.timeline_visible_tokens(timeline=timeline) <= tokens:
+    while selectors.timeline_window(timeline=timeline).visible_tokens <= tokens:
         batch: list[NewBlock] = []
         for _ in range(5):
             batch += synthetic_turn(turn)

@@ -224,3 +224,9 @@ PATH_PATTERN = re.compile(r"^(ar|fi|tc|su|so):[^\s]{1,1000}$")
 def is_valid_path(path: str) -> bool:
     """A path is ``<kind>:<rest>`` with a seed kind prefix and no whitespace."""
     return bool(PATH_PATTERN.match(path))
+
+
+def window_summary_seq(window: Sequence[Block]) -> int | None:
+    """The seq of the summary a visible window starts with (``[latest summary] + blocks``), or
+    ``None`` when it shows none: identifies the compaction state a render was made in."""
+    return window[0].seq if window and window[0].type == SUMMARY else None

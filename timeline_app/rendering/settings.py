@@ -95,3 +95,22 @@ def resolve_settings(overrides: dict[str, Any] | None = None, **call_overrides: 
     merged = dict(overrides or {})
     merged.update({k: v for k, v in call_overrides.items() if v is not None})
     return replace(RenderSettings(), **merged)
+
+
+def resolve_stored(overrides: Any, **call_overrides: Any) -> tuple[RenderSettings, dict[str, str]]:
+    """The one policy for a conversation's stored overrides (written when valid; a later release
+    can narrow a range or drop a key): each stored override that no longer validates is replaced
+    by its default, the others still apply, then the per-call overrides. Returns the settings and
+    the overrides left out, ``{key: why}`` (empty when every stored one applies)."""
+    if not isinstance(overrides, dict):
+        return resolve_settings({}, **call_overrides), (
+            {"settings": "must be an object"} if overrides else {}
+        )
+    clean: dict[str, Any] = {}
+    ignored: dict[str, str] = {}
+    for key, value in overrides.items():
+        try:
+            clean.update(validate_overrides({key: value}))
+        except SettingsError as exc:
+            ignored.update(exc.details)
+    return resolve_settings(clean, **call_overrides), ignored

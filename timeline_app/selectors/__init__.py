@@ -6,9 +6,7 @@ Callers write ``selectors.<name>``; the functions live in one module per noun: `
 """
 
 from timeline_app.selectors.blocks import (
-    SEARCH_LIMIT,
     active_plan,
-    block_count,
     block_is_compacted,
     blocks_by_path,
     blocks_search,
@@ -16,7 +14,7 @@ from timeline_app.selectors.blocks import (
     sources_in_path,
     sources_pool,
     timeline_visible_tokens,
-    timelines_with_visible_tokens,
+    timeline_window,
     tokens_from_seq,
     visible_window,
 )
@@ -28,7 +26,6 @@ from timeline_app.selectors.contexts import (
     custom_strategies,
     effective_strategy,
     full_context,
-    normalize_strategy,
     stored_messages,
     strategy_window,
 )
@@ -45,13 +42,18 @@ from timeline_app.selectors.renders import (
     previous_render,
     render_history,
 )
+from timeline_app.selectors.settings import (
+    ResolvedSettings,
+    settings_resolve,
+    timeline_settings,
+    timeline_settings_resolved,
+)
 
 __all__ = [
-    "SEARCH_LIMIT",
     "ContextInfo",
+    "ResolvedSettings",
     "active_plan",
     "api_key_lookup",
-    "block_count",
     "block_is_compacted",
     "blocks_by_path",
     "blocks_search",
@@ -64,9 +66,9 @@ __all__ = [
     "effective_strategy",
     "full_context",
     "latest_applied_compaction",
-    "normalize_strategy",
     "previous_render",
     "render_history",
+    "settings_resolve",
     "sources_in_path",
     "sources_pool",
     "stored_messages",
@@ -75,8 +77,10 @@ __all__ = [
     "timeline_get",
     "timeline_names",
     "timeline_require",
+    "timeline_settings",
+    "timeline_settings_resolved",
     "timeline_visible_tokens",
-    "timelines_with_visible_tokens",
+    "timeline_window",
     "tokens_from_seq",
     "visible_window",
 ]

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVectorField
 from django.db import connection
-from django.db.models import Case, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum, Value, When
+from django.db.models import F, Q, QuerySet
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Coalesce, Greatest
 
 from timeline_app.errors import InvalidInput, NotFound
-from timeline_app.models import EFFECTIVE_TOKENS, Block, Compaction, Source, Timeline
+from timeline_app.models import Block, Compaction, Source, Timeline
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.blocks import Block as BlockValue
+
+if TYPE_CHECKING:
+    from timeline_app.models import WindowedTimeline
 
 
 def latest_applied_compaction(*, timeline: Timeline) -> Compaction | None:
@@ -34,57 +36,15 @@ def visible_window(*, timeline: Timeline) -> list[BlockValue]:
     return window
 
 
-def timelines_with_visible_tokens() -> QuerySet[Any]:
-    """Timelines annotated with ``window_first_seq`` and ``visible_tokens``, in one query (no N+1).
-
-    The visible window of each: blocks from ``max(view_start_seq, first retained seq of the latest
-    applied compaction)`` on, summaries excluded, hidden ones at their replacement tokens; plus the
-    latest summary's own tokens when it is inside the view. Summed in the database, never loaded.
-    """
-    latest = Compaction.objects.applied().filter(timeline=OuterRef("pk")).order_by("-id")
-    window_sum = Subquery(
-        Block.objects.window(timeline=OuterRef("pk"), start=OuterRef("window_first_seq"))
-        .order_by()
-        .values("timeline")
-        .annotate(total=Sum(EFFECTIVE_TOKENS))
-        .values("total")[:1],
-        output_field=IntegerField(),
-    )
-    summary_tokens = Subquery(
-        latest.annotate(
-            summary_cost=Case(
-                When(
-                    summary_block__seq__gte=OuterRef("view_start_seq"),
-                    then=Case(
-                        When(summary_block__hidden=True, then=F("summary_block__replacement_tokens")),
-                        default=F("summary_block__tokens"),
-                    ),
-                ),
-                default=Value(0),
-                output_field=IntegerField(),
-            )
-        ).values("summary_cost")[:1],
-        output_field=IntegerField(),
-    )
-    return Timeline.objects.annotate(
-        window_first_seq=Greatest(
-            F("view_start_seq"),
-            Coalesce(Subquery(latest.values("first_retained_seq")[:1]), Value(0)),
-            output_field=IntegerField(),
-        )
-    ).annotate(visible_tokens=Coalesce(window_sum, 0) + Coalesce(summary_tokens, 0))
+def timeline_window(*, timeline: Timeline) -> WindowedTimeline:
+    """The timeline's row annotated by ``TimelineQuerySet.with_window`` (``window_first_seq``,
+    ``summary_seq``, ``visible_tokens``) and ``with_block_count``: one query."""
+    return cast("WindowedTimeline", Timeline.objects.with_window().with_block_count().get(pk=timeline.pk))
 
 
 def timeline_visible_tokens(*, timeline: Timeline) -> int:
-    """Sum of the visible window's tokens (one query; see ``timelines_with_visible_tokens``)."""
-    total = (
-        timelines_with_visible_tokens().filter(pk=timeline.pk).values_list("visible_tokens", flat=True).get()
-    )
-    return int(total)
-
-
-def block_count(*, timeline: Timeline) -> int:
-    return Block.objects.filter(timeline=timeline).count()
+    """``visible_tokens`` of ``timeline_window`` (one query)."""
+    return timeline_window(timeline=timeline).visible_tokens
 
 
 def blocks_by_path(*, timeline: Timeline, path: str) -> QuerySet[Block]:
@@ -128,7 +88,6 @@ def sources_in_path(*, timeline: Timeline, path: str) -> list[Source] | None:
     return rows
 
 
-SEARCH_LIMIT = 50
 SEARCH_VECTOR = RawSQL('"timeline_app_block"."search_vector"', [], output_field=SearchVectorField())
 """The stored, GIN-indexed ``tsvector`` of a block on PostgreSQL (migration 0004)."""
 
@@ -184,9 +143,8 @@ def blocks_search(*, timeline: Timeline, query: str, limit: int | None = None) -
     return list(rows.order_by("seq")[:limit])
 
 
-def block_is_compacted(*, seq: int, type: str, latest: Compaction | None) -> bool:
-    """Whether a stored block sits behind the latest applied compaction: before its first retained
-    block, or a summary other than its own (what search marks ``compacted``)."""
-    first_visible = latest.first_retained_seq if latest is not None and latest.first_retained_seq else 0
-    summary_seq = latest.summary_block.seq if latest is not None and latest.summary_block else None
-    return seq < first_visible or (type == b.SUMMARY and seq != summary_seq)
+def block_is_compacted(*, seq: int, type: str, window: WindowedTimeline) -> bool:
+    """Whether a stored block is outside the visible window of ``window`` (a timeline annotated by
+    ``with_window``): before its first seq (compacted or cleared), or a summary other than the one
+    it shows (what search marks ``compacted``)."""
+    return seq < window.window_first_seq or (type == b.SUMMARY and seq != window.summary_seq)

@@ -14,7 +14,6 @@ from django.db.models import Count, F
 from django.utils.module_loading import import_string
 
 from compaction import strategies
-from timeline_app.errors import InvalidInput
 from timeline_app.models import Block, Conversation, Timeline
 from timeline_app.rendering.blocks import Block as BlockValue
 from timeline_app.rendering.messages import (
@@ -42,7 +41,7 @@ def stored_messages(*, timeline: Timeline, from_seq: int | None = None) -> list[
 
 def custom_strategies() -> dict[str, str]:
     """``settings.TIMELINE_CUSTOM_STRATEGIES``: strategy name → dotted path of its function."""
-    configured = getattr(settings, "TIMELINE_CUSTOM_STRATEGIES", None) or {}
+    configured = settings.TIMELINE_CUSTOM_STRATEGIES
     return {
         name: path
         for name, path in dict(configured).items()
@@ -51,14 +50,6 @@ def custom_strategies() -> dict[str, str]:
         and strategies.NAME_PATTERN.match(name)
         and name not in strategies.BUILTIN_STRATEGIES
     }
-
-
-def normalize_strategy(raw: Any) -> dict[str, Any]:
-    """A strategy config from a client, checked against the built-ins and the configured ones."""
-    try:
-        return strategies.normalize_strategy(raw, custom_names=custom_strategies())
-    except strategies.StrategyError as exc:
-        raise InvalidInput("invalid compaction strategy", details=exc.details) from exc
 
 
 def effective_strategy(*, timeline: Timeline) -> dict[str, Any]:

@@ -22,9 +22,9 @@ from compaction.planner import needs_compaction, visible_tokens, worth_retrying
 from compaction.strategies import SUMMARIZE
 from timeline_app import selectors
 from timeline_app.models import Compaction, Timeline
-from timeline_app.rendering.blocks import SUMMARY
 from timeline_app.rendering.blocks import Block as BlockValue
-from timeline_app.rendering.settings import RenderSettings, SettingsError, resolve_settings
+from timeline_app.rendering.blocks import window_summary_seq
+from timeline_app.rendering.settings import RenderSettings
 from timeline_app.selectors.contexts import effective_strategy
 from timeline_app.services.compaction import CompactionOutcome, compaction_run
 
@@ -52,7 +52,7 @@ def timeline_compact(
     timeline = Timeline.objects.select_related("conversation").filter(pk=timeline_id).first()
     if timeline is None:
         return CompactionOutcome(status=Compaction.Outcome.SKIPPED, error="timeline gone")
-    settings = resolve_settings(timeline.conversation.settings)
+    settings = selectors.timeline_settings(timeline=timeline)
     if trigger == Compaction.Trigger.BACKGROUND:
         if not _summarizes(timeline):
             return CompactionOutcome(
@@ -103,7 +103,7 @@ def timelines_past_soft_threshold(
         "-id"
     )
     rows = (
-        selectors.timelines_with_visible_tokens()
+        Timeline.objects.with_window()
         .filter(conversation__last_activity_at__gte=now - active_within)
         .exclude(Exists(compactions.filter(status=Compaction.Status.RUNNING)))
         .exclude(Exists(unchanged_since_failure))
@@ -115,20 +115,19 @@ def timelines_past_soft_threshold(
         .values_list(
             "pk",
             "visible_tokens",
+            "conversation_id",
             "conversation__settings",
             "compaction_strategy",
             "last_status",
             "last_before",
         )
     )
-    for pk, visible, overrides, strategy, last_status, last_before in rows.iterator(chunk_size=500):
+    for pk, visible, conversation_id, overrides, strategy, last_status, last_before in rows.iterator(
+        chunk_size=500
+    ):
         if strategy and not _summarizes(Timeline(pk=pk, compaction_strategy=strategy)):
             continue
-        try:
-            settings = resolve_settings(overrides)
-        except (SettingsError, TypeError):
-            logger.warning("timeline %s: conversation settings unusable, not swept", pk)
-            continue
+        settings = selectors.settings_resolve(conversation_id=conversation_id, overrides=overrides).settings
         limit = background_settings(settings, soft_threshold=soft_threshold).compaction_limit
         if last_status == Compaction.Status.REJECTED and not worth_retrying(
             visible_tokens=int(visible), rejected_before_tokens=last_before, max_tokens=settings.max_tokens
@@ -215,7 +214,7 @@ def compaction_nudge(*, timeline: Timeline, window: Sequence[BlockValue], settin
         return False
     # Once per compaction state: a summary applied since makes a new key, so a timeline that fills
     # up again soon after a compaction is nudged again at once.
-    summary_seq = window[0].seq if window and window[0].type == SUMMARY else 0
+    summary_seq = window_summary_seq(window) or 0
     try:
         first = cache.add(f"compaction-nudge:{timeline.pk}:{summary_seq}", 1, timeout=NUDGE_SECONDS)
     except Exception:  # the shared cache (Redis) is down: no nudge, the render goes on

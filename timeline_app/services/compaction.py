@@ -29,7 +29,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from compaction.planner import CompactionPlan, compaction_result, plan_compaction
+from compaction.planner import CompactionPlan, compaction_result, plan_compaction, visible_tokens
 from compaction.summarizers import Summarizer
 from timeline_app import metrics, selectors, signals
 from timeline_app.errors import ConversationErased
@@ -189,7 +189,7 @@ def _wait_for_running(*, timeline: Timeline, seconds: float) -> None:
 
 
 def _over_ceiling(window: list[BlockValue], system_tokens: int, settings: RenderSettings) -> bool:
-    return system_tokens + sum(blk.effective_tokens for blk in window) > settings.max_tokens
+    return system_tokens + visible_tokens(window) > settings.max_tokens
 
 
 def compaction_run(

@@ -9,6 +9,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.db.models import F
 
+from compaction import strategies
 from timeline_app import selectors
 from timeline_app.errors import Conflict, InvalidInput
 from timeline_app.models import Conversation, Timeline
@@ -23,6 +24,14 @@ from timeline_app.services.blocks import blocks_append
 from timeline_app.services.conversations import context_room_require, timeline_lock
 
 NAME_ATTEMPTS = 20
+
+
+def normalize_strategy(raw: Any) -> dict[str, Any]:
+    """A strategy config from a client, checked against the built-ins and the configured ones."""
+    try:
+        return strategies.normalize_strategy(raw, custom_names=selectors.custom_strategies())
+    except strategies.StrategyError as exc:
+        raise InvalidInput("invalid compaction strategy", details=exc.details) from exc
 
 
 def context_create(
@@ -44,7 +53,7 @@ def context_create(
         )
     if label is not None and not LABEL_PATTERN.match(label):
         raise InvalidInput("invalid label", details={"label": f"must match {LABEL_PATTERN.pattern}"})
-    strategy = selectors.normalize_strategy(compaction_strategy) if compaction_strategy is not None else {}
+    strategy = normalize_strategy(compaction_strategy) if compaction_strategy is not None else {}
     source = selectors.timeline_require(conversation=conversation, name=branch_from) if branch_from else None
 
     timeline: Timeline | None = None
@@ -79,7 +88,7 @@ def context_create(
 
 def context_set_strategy(*, timeline: Timeline, compaction_strategy: Mapping[str, Any]) -> Timeline:
     """Set the context's compaction strategy; nothing stored changes, only the view."""
-    strategy = selectors.normalize_strategy(compaction_strategy)
+    strategy = normalize_strategy(compaction_strategy)
     with transaction.atomic():
         timeline_lock(timeline=timeline, fields=("id",))
         Timeline.objects.filter(pk=timeline.pk).update(compaction_strategy=strategy, version=F("version") + 1)

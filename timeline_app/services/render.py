@@ -25,14 +25,15 @@ from compaction.summarizers import Summarizer
 from timeline_app import metrics, selectors
 from timeline_app.errors import ConversationErased
 from timeline_app.models import Compaction, Timeline
-from timeline_app.rendering.blocks import SUMMARY
 from timeline_app.rendering.blocks import Block as BlockValue
+from timeline_app.rendering.blocks import window_summary_seq
 from timeline_app.rendering.formats import Source, stable_json
 from timeline_app.rendering.pipeline import Rendered, RenderOptions, render_window
 from timeline_app.rendering.prefix import CacheReport, explain_cache
-from timeline_app.rendering.settings import RenderSettings, resolve_settings
+from timeline_app.rendering.settings import RenderSettings
 from timeline_app.rendering.ttl import TtlDecision, apply_hides, plan_ttl_pruning
 from timeline_app.selectors.contexts import strategy_window
+from timeline_app.selectors.settings import timeline_settings_resolved
 from timeline_app.services.background import compaction_nudge
 from timeline_app.services.compaction import CompactionOutcome, compaction_run
 from timeline_app.services.hiding import hides_store
@@ -48,12 +49,10 @@ class RenderOutcome:
     compaction: CompactionOutcome | None = None
     would_compact: bool = False
     settings: RenderSettings = field(default_factory=RenderSettings)
+    # Stored overrides that no longer validate (their defaults were used): ``selectors.settings``.
+    ignored_settings: dict[str, str] = field(default_factory=dict)
     # Why the provider's prompt cache could (not) reuse the previous render's prefix.
     cache: CacheReport | None = None
-
-
-def timeline_settings(*, timeline: Timeline, max_tokens: int | None = None) -> RenderSettings:
-    return resolve_settings(timeline.conversation.settings, max_tokens=max_tokens)
 
 
 def settings_key(settings: RenderSettings, options: RenderOptions) -> str:
@@ -67,10 +66,6 @@ def settings_key(settings: RenderSettings, options: RenderOptions) -> str:
         "include_only": sorted(options.include_only_contributions),
     }
     return hashlib.sha256(stable_json(shape).encode()).hexdigest()
-
-
-def _summary_seq(window: list[BlockValue]) -> int | None:
-    return window[0].seq if window and window[0].type == SUMMARY else None
 
 
 def _persist_ttl(*, timeline: Timeline, decision: TtlDecision, now: datetime) -> None:
@@ -154,7 +149,8 @@ def timeline_render(
 
     ``system_digest`` identifies the system prompt in the cache fingerprint (its text's hash);
     every render that is not a dry run is recorded with its cache explanation."""
-    settings = timeline_settings(timeline=timeline, max_tokens=max_tokens)
+    resolved = timeline_settings_resolved(timeline=timeline, max_tokens=max_tokens)
+    settings = resolved.settings
     now = now or timezone.now()
     previous = None if dry_run else selectors.previous_render(timeline=timeline)
 
@@ -193,7 +189,7 @@ def timeline_render(
     report = None
     if not dry_run:  # a dry run neither compares with nor becomes the previous render
         key = settings_key(settings, options)
-        summary_seq = _summary_seq(window)
+        summary_seq = window_summary_seq(window)
         report = explain_cache(
             previous=previous,
             current=rendered.prefix,
@@ -220,6 +216,7 @@ def timeline_render(
         compaction=applied,
         would_compact=wanted and dry_run,
         settings=settings,
+        ignored_settings=resolved.ignored,
         cache=report,
     )
 

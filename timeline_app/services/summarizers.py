@@ -26,7 +26,7 @@ from timeline_app.rendering.times import iso_utc
 
 
 def configured_summarizer() -> Summarizer:
-    dotted = getattr(settings, "TIMELINE_SUMMARIZER_CLASS", "")
+    dotted = settings.TIMELINE_SUMMARIZER_CLASS
     if dotted:
         return _custom_summarizer(dotted)
     if settings.TIMELINE_SUMMARIZER == "anthropic":
