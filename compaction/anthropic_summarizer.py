@@ -16,7 +16,7 @@ import anthropic
 
 from compaction.summarizers import Purpose, SummarizerError, transcript
 from compaction.summary_sections import IDENTIFIERS, SUMMARY_TITLE, section_list_text
-from timeline_app.rendering.blocks import Block
+from timeline_app.domain.blocks import Block
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 
-from timeline_app.rendering.blocks import (
+from timeline_app.domain.blocks import (
     ASSISTANT_COMPLETION,
     SUMMARY,
     TOOL_CALL,

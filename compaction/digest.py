@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from timeline_app.rendering.blocks import TOOL_RESULT, Block
+from timeline_app.domain.blocks import TOOL_RESULT, Block
 
 DIGEST_KEYS = ("artifacts", "tool_outputs", "memsearch", "hidden", "tool_call_ids", "paths")
 JSON_MIME = "application/json"

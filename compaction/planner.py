@@ -17,9 +17,9 @@ from typing import Any
 
 from compaction.cutpoint import WindowIndex
 from compaction.summary_sections import SPLIT_TURN_HEADING, split_turn_body
-from timeline_app.rendering.blocks import SUMMARY, Block, summary_path
+from timeline_app.domain.blocks import SUMMARY, Block, summary_path
+from timeline_app.domain.settings import RenderSettings
 from timeline_app.rendering.pipeline import continued_turn_header
-from timeline_app.rendering.settings import RenderSettings
 
 SUMMARY_MIME = "text/markdown"
 

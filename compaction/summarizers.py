@@ -16,14 +16,14 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from compaction import summary_sections as sections
-from timeline_app.rendering.blocks import (
+from timeline_app.domain.blocks import (
     ASSISTANT_COMPLETION,
     TOOL_RESULT,
     USER_PROMPT,
     Block,
 )
-from timeline_app.rendering.text import ellipsize, one_line
-from timeline_app.rendering.tokens import count_text_tokens
+from timeline_app.domain.text import ellipsize, one_line
+from timeline_app.domain.tokens import count_text_tokens
 
 Purpose = Literal["history", "split_turn"]
 

@@ -15,9 +15,9 @@ from django.db import models
 from django.db.models import Case, Count, F, IntegerField, OuterRef, Q, Subquery, Sum, Value, When
 from django.db.models.functions import Coalesce, Greatest
 
-from timeline_app.rendering import blocks as b
-from timeline_app.rendering.blocks import Block as BlockValue
-from timeline_app.rendering.messages import POPPED_REASON
+from timeline_app.domain import blocks as b
+from timeline_app.domain.blocks import Block as BlockValue
+from timeline_app.domain.messages import POPPED_REASON
 from timeline_app.rendering.prefix import CACHE_REASONS
 
 

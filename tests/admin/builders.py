@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta
 
+from timeline_app.domain import blocks as b
+from timeline_app.domain.contributions import NewBlock, tool_call_blocks
 from timeline_app.models import Block, Compaction, Conversation, Tenant, Timeline
-from timeline_app.rendering import blocks as b
-from timeline_app.rendering.contributions import NewBlock, tool_call_blocks
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.blocks import blocks_append, turn_start

@@ -15,8 +15,8 @@ from tests.admin import urls
 from tests.admin.builders import compacted_conversation, contribute_turns, rendered_history
 from timeline_app import selectors
 from timeline_app.admin import charts, pages
+from timeline_app.domain import blocks as b
 from timeline_app.models import Block, RenderRecord, Tenant, Timeline
-from timeline_app.rendering import blocks as b
 from timeline_app.services.contexts import context_clear, context_create
 from timeline_app.services.conversations import conversation_create
 

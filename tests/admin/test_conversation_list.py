@@ -15,8 +15,8 @@ from tests.admin.builders import compacted_conversation, contribute_turns, hide
 from timeline_app import selectors
 from timeline_app.admin.admin import ConversationAdmin
 from timeline_app.admin.selectors import conversation_admin_list
+from timeline_app.domain import blocks as b
 from timeline_app.models import Block, Compaction, Conversation, Tenant, Timeline
-from timeline_app.rendering import blocks as b
 from timeline_app.services.conversations import conversation_create, timeline_get_or_create
 
 # session, user, the support user's two permission reads, tenant filter choices, count, page;

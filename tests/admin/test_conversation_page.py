@@ -11,9 +11,9 @@ import pytest
 from tests.admin import urls
 from tests.admin.builders import compact, contribute_turns, split_turn_conversation
 from timeline_app.admin.pages import BLOCKS_PER_TURN, TURNS_PER_PAGE
+from timeline_app.domain import blocks as b
+from timeline_app.domain.contributions import NewBlock
 from timeline_app.models import Block, Compaction, Timeline
-from timeline_app.rendering import blocks as b
-from timeline_app.rendering.contributions import NewBlock
 from timeline_app.services.blocks import blocks_append, turn_start
 from timeline_app.services.conversations import conversation_create, timeline_get_or_create
 

@@ -13,9 +13,9 @@ from django.utils import timezone
 from tests.admin import urls
 from tests.admin.builders import compacted_conversation, contribute_turns
 from timeline_app.admin.display import PRUNING_WORDS
+from timeline_app.domain import blocks as b
+from timeline_app.domain.contributions import NewBlock
 from timeline_app.models import Block, Compaction, Timeline
-from timeline_app.rendering import blocks as b
-from timeline_app.rendering.contributions import NewBlock
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.rendering.ttl import TtlStatus
 from timeline_app.services.blocks import blocks_append

@@ -21,9 +21,9 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from compaction.summarizers import ExtractiveSummarizer
+from timeline_app.domain import blocks as b
+from timeline_app.domain.contributions import NewBlock
 from timeline_app.models import Conversation, Timeline
-from timeline_app.rendering import blocks as b
-from timeline_app.rendering.contributions import NewBlock
 from timeline_app.services.blocks import blocks_append
 from timeline_app.services.conversations import conversation_delete, conversations_expire
 from timeline_app.tasks import compact_timeline

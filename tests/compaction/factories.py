@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from timeline_app.rendering.blocks import (
+from timeline_app.domain.blocks import (
     ASSISTANT_COMPLETION,
     SUMMARY,
     TOOL_CALL,

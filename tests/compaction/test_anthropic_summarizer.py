@@ -11,7 +11,7 @@ from compaction.anthropic_summarizer import SYSTEM_PROMPT, AnthropicSummarizer
 from compaction.summarizers import ExtractiveSummarizer, SummarizerError, summarize_with_fallback
 from tests.anthropic_mock import ScriptedTransport, error, message, mock_client
 from tests.compaction.factories import Stream
-from timeline_app.rendering.blocks import Block
+from timeline_app.domain.blocks import Block
 
 API_KEY = "sk-ant-test-DO-NOT-LEAK-0123456789"
 

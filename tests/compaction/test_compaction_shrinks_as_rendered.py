@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 from compaction.planner import build_summary_block, compaction_result, plan_compaction
 from tests.compaction.factories import Stream
-from timeline_app.rendering.blocks import TOOL_CALL, Block, tool_call_path
-from timeline_app.rendering.costs import block_tokens
+from timeline_app.domain.blocks import TOOL_CALL, Block, tool_call_path
+from timeline_app.domain.costs import block_tokens
+from timeline_app.domain.settings import RenderSettings
 from timeline_app.rendering.pipeline import RenderOptions, render_window
-from timeline_app.rendering.settings import RenderSettings
 
 TURN = st.tuples(st.integers(0, 5), st.integers(1, 150), st.integers(1, 60))
 

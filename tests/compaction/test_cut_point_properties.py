@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from compaction.cutpoint import find_cut_point, is_turn_start
 from compaction.planner import plan_at_cut, plan_compaction
 from tests.budget import examples
-from timeline_app.rendering.blocks import (
+from timeline_app.domain.blocks import (
     ANNOUNCE,
     ASSISTANT_COMPLETION,
     NOTES,
@@ -24,7 +24,7 @@ from timeline_app.rendering.blocks import (
     USER_PROMPT,
     Block,
 )
-from timeline_app.rendering.settings import RenderSettings
+from timeline_app.domain.settings import RenderSettings
 
 TYPES = [
     TURN_HEADER,

@@ -6,7 +6,7 @@ import pytest
 
 from compaction.cutpoint import find_cut_point, is_cut_point_block, is_message_block, is_turn_start
 from tests.compaction.factories import Stream
-from timeline_app.rendering.blocks import (
+from timeline_app.domain.blocks import (
     ASSISTANT_COMPLETION,
     NOTES,
     SOURCES_POOL,

@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict
 
 from compaction.digest import Digest, build_digest, read_digest
-from timeline_app.rendering.blocks import (
+from timeline_app.domain.blocks import (
     ASSISTANT_COMPLETION,
     TOOL_CALL,
     TOOL_RESULT,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from compaction.summarizers import ExtractiveSummarizer
-from timeline_app.rendering.blocks import Block
+from timeline_app.domain.blocks import Block
 
 BLOCKS = [
     Block(seq=1, type="turn.header", turn_id="t1", author="user", path="ar:t1.turn.header"),

@@ -6,8 +6,8 @@ import pytest
 
 from compaction.summarizers import ExtractiveSummarizer, Summarizer, transcript, truncate_to_tokens
 from tests.compaction.factories import Stream
-from timeline_app.rendering.blocks import TOOL_RESULT, Block
-from timeline_app.rendering.tokens import count_text_tokens
+from timeline_app.domain.blocks import TOOL_RESULT, Block
+from timeline_app.domain.tokens import count_text_tokens
 
 
 def history() -> list[Block]:

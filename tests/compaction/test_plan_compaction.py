@@ -5,8 +5,8 @@ from __future__ import annotations
 from compaction.cutpoint import find_cut_point
 from compaction.planner import compaction_is_accepted, needs_compaction, plan_at_cut, plan_compaction
 from tests.compaction.factories import Stream
-from timeline_app.rendering.blocks import TOOL_CALL, TOOL_RESULT, TURN_HEADER
-from timeline_app.rendering.settings import RenderSettings
+from timeline_app.domain.blocks import TOOL_CALL, TOOL_RESULT, TURN_HEADER
+from timeline_app.domain.settings import RenderSettings
 
 SMALL = RenderSettings(
     max_tokens=2000, threshold=0.5, keep_recent_tokens=300, summary_max_tokens=100, split_prefix_max_tokens=50

@@ -12,7 +12,7 @@ from compaction.strategies import (
     sliding_window,
     unit_starts,
 )
-from timeline_app.rendering.settings import SettingsError, validate_overrides
+from timeline_app.domain.settings import SettingsError, validate_overrides
 
 MESSAGES = [
     {"role": "user", "content": "a", "message_id": "m0"},

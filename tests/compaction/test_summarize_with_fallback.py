@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from compaction.summarizers import ExtractiveSummarizer, Purpose, SummarizerError, summarize_with_fallback
 from tests.compaction.factories import Stream
-from timeline_app.rendering.blocks import Block
+from timeline_app.domain.blocks import Block
 
 
 class Failing:

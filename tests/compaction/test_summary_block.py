@@ -7,8 +7,8 @@ import json
 from compaction.digest import build_digest
 from compaction.planner import build_summary_block, plan_at_cut
 from tests.compaction.factories import Stream
-from timeline_app.rendering.blocks import SUMMARY, TURN_HEADER, is_valid_path
-from timeline_app.rendering.settings import RenderSettings
+from timeline_app.domain.blocks import SUMMARY, TURN_HEADER, is_valid_path
+from timeline_app.domain.settings import RenderSettings
 
 SETTINGS = RenderSettings(
     max_tokens=2000, threshold=0.5, keep_recent_tokens=300, summary_max_tokens=100, split_prefix_max_tokens=50

@@ -17,7 +17,7 @@ from compaction.summary_sections import (
     split_turn_body,
 )
 from tests.compaction.factories import Stream
-from timeline_app.rendering.settings import RenderSettings
+from timeline_app.domain.settings import RenderSettings
 
 ANTHROPIC_SUMMARY = """\
 # Conversation summary

@@ -5,7 +5,7 @@ summary's turn, and blocks without a turn id."""
 from __future__ import annotations
 
 from compaction.cutpoint import WindowIndex, first_content_index
-from timeline_app.rendering.blocks import (
+from timeline_app.domain.blocks import (
     ASSISTANT_COMPLETION,
     NOTES,
     TOOL_CALL,

@@ -12,9 +12,9 @@ from django.conf import settings
 from django.db import connection
 
 from timeline_app import selectors
+from timeline_app.domain import blocks as b
+from timeline_app.domain.contributions import NewBlock
 from timeline_app.models import Conversation, Tenant, Timeline
-from timeline_app.rendering import blocks as b
-from timeline_app.rendering.contributions import NewBlock
 from timeline_app.services.blocks import blocks_append, turn_start
 from timeline_app.services.conversations import conversation_create
 

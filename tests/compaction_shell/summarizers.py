@@ -16,7 +16,7 @@ from typing import Any
 from django.db import connection
 
 from compaction.summarizers import ExtractiveSummarizer, Summarizer
-from timeline_app.rendering.blocks import Block
+from timeline_app.domain.blocks import Block
 
 CURRENT = "tests.compaction_shell.summarizers.current"
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from timeline_app.domain import blocks as b
+from timeline_app.domain.contributions import NewBlock, tool_call_blocks
 from timeline_app.models import Compaction, Timeline
-from timeline_app.rendering import blocks as b
-from timeline_app.rendering.contributions import NewBlock, tool_call_blocks
 from timeline_app.services.blocks import blocks_append
 
 from ..engine.helpers import add_turn, add_turns

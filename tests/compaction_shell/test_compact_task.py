@@ -9,8 +9,8 @@ import pytest
 from django.utils import timezone
 
 from timeline_app import selectors
+from timeline_app.domain import blocks as b
 from timeline_app.models import Block, Compaction
-from timeline_app.rendering import blocks as b
 from timeline_app.services.compaction import ABANDONED, STALE_CLAIM, TAKEN_OVER
 from timeline_app.tasks import compact_timeline
 

@@ -9,8 +9,8 @@ import pytest
 from django.db import connection
 
 from compaction.summarizers import ExtractiveSummarizer
+from timeline_app.domain import blocks as b
 from timeline_app.models import Block, Compaction
-from timeline_app.rendering import blocks as b
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.services import summarizers as summarizer_services
 from timeline_app.services.render import timeline_render

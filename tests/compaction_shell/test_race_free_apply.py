@@ -9,9 +9,9 @@ import time
 import pytest
 
 from timeline_app import selectors
+from timeline_app.domain import blocks as b
+from timeline_app.domain.contributions import NewBlock
 from timeline_app.models import Block, Compaction, Timeline
-from timeline_app.rendering import blocks as b
-from timeline_app.rendering.contributions import NewBlock
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.blocks import blocks_append

@@ -10,8 +10,8 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
+from timeline_app.domain import blocks as b
 from timeline_app.models import Block, Compaction, Timeline
-from timeline_app.rendering import blocks as b
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services import compaction as compaction_services

@@ -9,9 +9,9 @@ from django.conf import settings
 from django.utils import timezone
 
 from timeline_app import selectors
+from timeline_app.domain import blocks as b
+from timeline_app.domain.contributions import NewBlock
 from timeline_app.models import Block, Compaction, Conversation, Timeline
-from timeline_app.rendering import blocks as b
-from timeline_app.rendering.contributions import NewBlock
 from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.background import timelines_past_soft_threshold
 from timeline_app.services.blocks import blocks_append

@@ -7,8 +7,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from timeline_app.domain.messages import NewMessage, message_block
 from timeline_app.models import Timeline
-from timeline_app.rendering.messages import NewMessage, message_block
 from timeline_app.services.blocks import blocks_append
 
 from ..api.hostile import C, assert_error, assert_still_readable

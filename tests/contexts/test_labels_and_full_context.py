@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from timeline_app.domain.messages import next_context_name
 from timeline_app.models import Block, Timeline
-from timeline_app.rendering.messages import next_context_name
 
 from .conftest import BASE, messages_url
 from .test_messages_api import without_added

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from compaction.planner import plan_compaction
 from timeline_app import selectors
+from timeline_app.domain import blocks as b
 from timeline_app.models import Block, Compaction, Timeline
-from timeline_app.rendering import blocks as b
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.conversations import conversation_create

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from timeline_app import selectors
+from timeline_app.domain import blocks as b
+from timeline_app.domain.contributions import tool_call_blocks
 from timeline_app.models import Block, Compaction
-from timeline_app.rendering import blocks as b
-from timeline_app.rendering.contributions import tool_call_blocks
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.blocks import blocks_append, turn_start

@@ -6,7 +6,7 @@ import base64
 from dataclasses import dataclass, field
 from typing import Any
 
-from timeline_app.rendering.blocks import (
+from timeline_app.domain.blocks import (
     ASSISTANT_COMPLETION,
     NOTES,
     SUMMARY,

@@ -7,10 +7,10 @@ import base64
 
 import pytest
 
-from timeline_app.rendering.blocks import Block
-from timeline_app.rendering.costs import block_tokens
-from timeline_app.rendering.formats import block_text
-from timeline_app.rendering.tokens import count_binary_tokens, count_text_tokens
+from timeline_app.domain.block_text import block_text
+from timeline_app.domain.blocks import Block
+from timeline_app.domain.costs import block_tokens
+from timeline_app.domain.tokens import count_binary_tokens, count_text_tokens
 
 
 def _b64(raw: bytes) -> str:

@@ -5,7 +5,7 @@ import dataclasses
 
 import pytest
 
-from timeline_app.rendering.blocks import Block
+from timeline_app.domain.blocks import Block
 
 COLUMNS = (
     7,

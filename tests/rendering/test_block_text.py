@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-from timeline_app.rendering.blocks import PLAN, PLAN_ACK, TOOL_RESULT, Block
-from timeline_app.rendering.formats import (
-    Source,
-    announce_text,
-    binary_placeholder,
-    block_parts,
-    block_text,
-    sources_pool_text,
-)
+from timeline_app.domain.block_text import binary_placeholder, block_text
+from timeline_app.domain.blocks import PLAN, PLAN_ACK, TOOL_RESULT, Block
+from timeline_app.rendering.formats import Source, announce_text, block_parts, sources_pool_text
 
 from .builders import PDF_B64, PNG_B64, Stream
 

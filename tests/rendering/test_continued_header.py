@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from timeline_app.rendering.blocks import SUMMARY, Block
+from timeline_app.domain.blocks import SUMMARY, Block
 from timeline_app.rendering.pipeline import continued_turn_header
 
 

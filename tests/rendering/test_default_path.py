@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from timeline_app.rendering.blocks import sources_pool_path
-from timeline_app.rendering.contributions import default_path
+from timeline_app.domain.blocks import sources_pool_path
+from timeline_app.domain.contributions import default_path
 from timeline_app.rendering.formats import Source, sources_pool_text
 
 TC = {"tool_call_id": "tc_7"}

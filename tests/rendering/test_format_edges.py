@@ -9,9 +9,10 @@ import base64
 
 import pytest
 
-from timeline_app.rendering.blocks import SUMMARY, TOOL_RESULT, TURN_HEADER, USER_ATTACHMENT, Block
-from timeline_app.rendering.formats import Part, anthropic_part, block_text, openai_messages, stable_json
-from timeline_app.rendering.tokens import DOCUMENT_TOKENS_PER_PAGE, count_binary_tokens, count_text_tokens
+from timeline_app.domain.block_text import block_text, stable_json
+from timeline_app.domain.blocks import SUMMARY, TOOL_RESULT, TURN_HEADER, USER_ATTACHMENT, Block
+from timeline_app.domain.tokens import DOCUMENT_TOKENS_PER_PAGE, count_binary_tokens, count_text_tokens
+from timeline_app.rendering.formats import Part, anthropic_part, openai_messages
 
 
 def test_a_hidden_block_without_replacement_text_ends_at_its_path() -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from timeline_app.domain.message_validation import parse_messages
 from timeline_app.errors import InvalidInput
-from timeline_app.rendering.message_validation import parse_messages
 
 AT = "messages[0].content[0]"
 LIMIT = 260

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from timeline_app.rendering.messages import message_text
+from timeline_app.domain.messages import message_text
 
 
 def test_every_content_part_kind_has_its_line() -> None:

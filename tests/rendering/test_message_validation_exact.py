@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from timeline_app.domain.message_validation import parse_messages
 from timeline_app.errors import InvalidInput
-from timeline_app.rendering.message_validation import parse_messages
 
 NOT_VALID = "the messages are not valid OpenAI chat messages"
 F = {"name": "f", "arguments": "{}"}

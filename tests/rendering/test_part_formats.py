@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from timeline_app.rendering.blocks import Block
-from timeline_app.rendering.formats import Part, block_text, debug_text, openai_content_part, openai_messages
+from timeline_app.domain.block_text import block_text
+from timeline_app.domain.blocks import Block
+from timeline_app.rendering.formats import Part, debug_text, openai_content_part, openai_messages
 
 
 def test_openai_parts_inline_pdfs_and_images_and_name_the_rest() -> None:

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
-from timeline_app.rendering.blocks import Block
+from timeline_app.domain.blocks import Block
 from timeline_app.rendering.prefix import (
     MAX_CHECKPOINTS,
     PreviousRender,

@@ -13,10 +13,10 @@ import openai
 import pydantic
 import pytest
 
-from timeline_app.rendering.blocks import PLAN, Block
+from timeline_app.domain.blocks import PLAN, Block
+from timeline_app.domain.settings import RenderSettings
 from timeline_app.rendering.formats import Source
 from timeline_app.rendering.pipeline import RenderOptions, render_window
-from timeline_app.rendering.settings import RenderSettings
 
 from .builders import PDF_B64, PNG_B64, Stream
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from timeline_app.rendering.settings import SETTING_RANGES, SettingsError, validate_overrides
+from timeline_app.domain.settings import SETTING_RANGES, SettingsError, validate_overrides
 
 
 def problems(overrides) -> dict[str, str]:

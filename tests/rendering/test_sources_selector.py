@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from timeline_app.rendering.blocks import SelectorError, parse_sources_selector, sources_pool_path
+from timeline_app.domain.blocks import SelectorError, parse_sources_selector, sources_pool_path
 
 
 def test_terms_are_kept_once_in_written_order_and_other_paths_are_no_selector() -> None:

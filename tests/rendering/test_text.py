@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from timeline_app.rendering.text import ellipsize, one_line
+from timeline_app.domain.text import ellipsize, one_line
 
 
 def test_text_that_fits_is_returned_unchanged() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from timeline_app.rendering.contributions import NewBlock, tool_call_blocks
+from timeline_app.domain.contributions import NewBlock, tool_call_blocks
 
 
 def test_a_round_with_a_note_and_a_json_result() -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from timeline_app.rendering.blocks import (
+from timeline_app.domain.block_text import block_text
+from timeline_app.domain.blocks import (
     ASSISTANT_COMPLETION,
     NOTES,
     SUMMARY,
@@ -12,9 +13,8 @@ from timeline_app.rendering.blocks import (
     TURN_HEADER,
     USER_PROMPT,
 )
-from timeline_app.rendering.formats import block_text
-from timeline_app.rendering.settings import RenderSettings
-from timeline_app.rendering.tokens import count_text_tokens
+from timeline_app.domain.settings import RenderSettings
+from timeline_app.domain.tokens import count_text_tokens
 from timeline_app.rendering.ttl import apply_hides, plan_ttl_pruning
 
 from .builders import PNG_B64, Stream

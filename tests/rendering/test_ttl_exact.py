@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from timeline_app.rendering.blocks import NOTES, TOOL_RESULT, Block
-from timeline_app.rendering.costs import hidden_tokens
-from timeline_app.rendering.settings import RenderSettings
+from timeline_app.domain.blocks import NOTES, TOOL_RESULT, Block
+from timeline_app.domain.costs import hidden_tokens
+from timeline_app.domain.settings import RenderSettings
 from timeline_app.rendering.ttl import (
     BULKY_TOKENS,
     is_prunable,

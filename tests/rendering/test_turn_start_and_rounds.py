@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from timeline_app.rendering.blocks import Block
+from timeline_app.domain.block_text import stable_json
+from timeline_app.domain.blocks import Block
+from timeline_app.domain.settings import RenderSettings
 from timeline_app.rendering.cache_points import assign_rounds, cache_point_indices, current_turn_start
-from timeline_app.rendering.formats import stable_json
 from timeline_app.rendering.pipeline import RenderOptions, render_window
-from timeline_app.rendering.settings import RenderSettings
 
 
 def _h(seq: int, turn: str = "") -> Block:

@@ -5,9 +5,9 @@ import dataclasses
 
 import pytest
 
+from timeline_app.domain.blocks import Block as BlockValue
+from timeline_app.domain.contributions import NewBlock
 from timeline_app.models import VALUE_FIELDS, Block, block_value
-from timeline_app.rendering.blocks import Block as BlockValue
-from timeline_app.rendering.contributions import NewBlock
 from timeline_app.services.blocks import blocks_append
 
 

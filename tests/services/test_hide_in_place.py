@@ -12,10 +12,10 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from timeline_app.domain.blocks import NOTES, TOOL_RESULT, TURN_HEADER, USER_PROMPT
+from timeline_app.domain.contributions import NewBlock
+from timeline_app.domain.costs import hidden_tokens
 from timeline_app.models import Block, Timeline
-from timeline_app.rendering.blocks import NOTES, TOOL_RESULT, TURN_HEADER, USER_PROMPT
-from timeline_app.rendering.contributions import NewBlock
-from timeline_app.rendering.costs import hidden_tokens
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.rendering.ttl import Hide, replacement_text_for
 from timeline_app.services.blocks import blocks_append

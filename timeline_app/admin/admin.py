@@ -31,9 +31,9 @@ from timeline_app.admin.filters import (
 from timeline_app.admin.pages import ConversationPages
 from timeline_app.admin.paginator import EstimatedCountPaginator
 from timeline_app.admin.sections import digest_tables
+from timeline_app.domain import blocks as b
+from timeline_app.domain.text import one_line
 from timeline_app.models import Block, Compaction, Conversation
-from timeline_app.rendering import blocks as b
-from timeline_app.rendering.text import one_line
 
 if TYPE_CHECKING:
     ModelAdmin = admin.ModelAdmin[Any]

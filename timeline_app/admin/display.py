@@ -10,8 +10,8 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.http import urlencode
 
+from timeline_app.domain.times import parse_iso
 from timeline_app.models import Conversation, Timeline
-from timeline_app.rendering.times import parse_iso
 
 # The one timestamp format of the admin: every time is shown in UTC, to the second, and says so.
 UTC_FORMAT = "%Y-%m-%d %H:%M:%S UTC"

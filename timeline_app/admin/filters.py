@@ -11,7 +11,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from timeline_app.admin import selectors as admin_selectors
-from timeline_app.rendering import blocks as b
+from timeline_app.domain import blocks as b
 
 
 class HasHiddenBlocksFilter(admin.SimpleListFilter):

@@ -29,8 +29,8 @@ from django.utils.http import urlencode
 from timeline_app import roles
 from timeline_app.admin import charts, display, sections
 from timeline_app.admin import selectors as admin_selectors
+from timeline_app.domain.messages import CONTEXT_NAME_PATTERN
 from timeline_app.models import Compaction, Conversation, RenderRecord, Timeline
-from timeline_app.rendering.messages import CONTEXT_NAME_PATTERN
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.selectors.settings import settings_resolve, timeline_settings
 from timeline_app.services.compaction import compaction_run

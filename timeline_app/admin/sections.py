@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from timeline_app.admin import display
+from timeline_app.domain import blocks as b
+from timeline_app.domain.text import one_line
 from timeline_app.models import Block, Compaction, Timeline
-from timeline_app.rendering import blocks as b
-from timeline_app.rendering.text import one_line
 
 DIGEST_ROWS = 100
 PREVIEW_CHARS = 160

@@ -35,8 +35,8 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, Length, RowNumber, Substr
 
+from timeline_app.domain import blocks as b
 from timeline_app.models import Block, Compaction, Conversation, RenderRecord, Timeline, block_count_of
-from timeline_app.rendering import blocks as b
 from timeline_app.selectors.renders import render_history
 
 if TYPE_CHECKING:

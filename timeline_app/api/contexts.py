@@ -21,8 +21,8 @@ from timeline_app.api.base import TenantView, validated_body, validated_query
 from timeline_app.api.fields import StrategyField, StrictCharField, StrictSerializer
 from timeline_app.api.openai_schema import MESSAGE_SCHEMA, STORED_MESSAGE_SCHEMA
 from timeline_app.api.schema import operation
+from timeline_app.domain import messages as msg
 from timeline_app.models import Timeline
-from timeline_app.rendering import messages as msg
 from timeline_app.services import contexts as context_services
 from timeline_app.services import messages as message_services
 

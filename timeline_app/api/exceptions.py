@@ -23,8 +23,8 @@ from rest_framework import exceptions as drf
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from timeline_app.domain.settings import SettingsError
 from timeline_app.errors import DomainError
-from timeline_app.rendering.settings import SettingsError
 
 logger = logging.getLogger(__name__)
 

@@ -16,11 +16,11 @@ from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from timeline_app.domain.blocks import PATH_PATTERN
+from timeline_app.domain.message_validation import storable_problems
+from timeline_app.domain.settings import SETTING_RANGES, SettingsError, validate_overrides
+from timeline_app.domain.times import parse_iso
 from timeline_app.errors import DomainError
-from timeline_app.rendering.blocks import PATH_PATTERN
-from timeline_app.rendering.message_validation import storable_problems
-from timeline_app.rendering.settings import SETTING_RANGES, SettingsError, validate_overrides
-from timeline_app.rendering.times import parse_iso
 from timeline_app.services.contexts import normalize_strategy
 
 # RFC 3339 as Python reads it and PostgreSQL stores it: upper-case T and Z, seconds 00–59, offsets up

@@ -12,7 +12,7 @@ from typing import Any
 from django.conf import settings
 
 from timeline_app.api.fields import DATE_TIME_PATTERN
-from timeline_app.rendering.messages import MAX_ID_CHARS, MAX_NAME_CHARS, MESSAGE_ID_PATTERN
+from timeline_app.domain.messages import MAX_ID_CHARS, MAX_NAME_CHARS, MESSAGE_ID_PATTERN
 
 
 def _object(properties: dict[str, Any], required: tuple[str, ...] = (), **extra: Any) -> dict[str, Any]:

@@ -9,8 +9,8 @@ from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
+from timeline_app.domain.message_validation import storable_problems
 from timeline_app.errors import InvalidInput
-from timeline_app.rendering.message_validation import storable_problems
 
 
 def json_depth(value: Any, limit: int) -> int:

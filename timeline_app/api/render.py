@@ -14,10 +14,10 @@ from timeline_app.api.base import TenantView, validated_body
 from timeline_app.api.compactions import compaction_url
 from timeline_app.api.schema import operation
 from timeline_app.api.throttling import SharedScopedRateThrottle
+from timeline_app.domain.times import parse_iso
+from timeline_app.domain.tokens import count_text_tokens
 from timeline_app.models import Compaction, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
-from timeline_app.rendering.times import parse_iso
-from timeline_app.rendering.tokens import count_text_tokens
 from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.compaction import compaction_run
 from timeline_app.services.compaction_requests import compaction_request

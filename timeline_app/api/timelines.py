@@ -18,9 +18,9 @@ from timeline_app import selectors
 from timeline_app.api import serializers as s
 from timeline_app.api.base import TenantView, validated_body, validated_query
 from timeline_app.api.schema import operation
+from timeline_app.domain.contributions import NewAttachment, NewBlock
 from timeline_app.errors import NotFound
 from timeline_app.models import Timeline
-from timeline_app.rendering.contributions import NewAttachment, NewBlock
 from timeline_app.selectors.listing import blocks_page
 from timeline_app.services.blocks import Appended, blocks_store, turn_store
 from timeline_app.services.hiding import blocks_hide, blocks_unhide

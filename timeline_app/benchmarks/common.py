@@ -8,9 +8,9 @@ import statistics
 import time
 from collections.abc import Callable, Iterator
 
+from timeline_app.domain import blocks as b
+from timeline_app.domain.contributions import NewBlock, tool_call_blocks
 from timeline_app.models import Block, Tenant, Timeline
-from timeline_app.rendering import blocks as b
-from timeline_app.rendering.contributions import NewBlock, tool_call_blocks
 from timeline_app.services.blocks import blocks_append
 from timeline_app.services.conversations import conversation_create
 

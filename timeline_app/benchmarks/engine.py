@@ -16,13 +16,13 @@ from timeline_app.benchmarks.common import (
     synthetic_turn,
 )
 from timeline_app.benchmarks.identifiers import identifier_share
+from timeline_app.domain import blocks as b
+from timeline_app.domain.block_text import block_text
+from timeline_app.domain.blocks import Block
+from timeline_app.domain.settings import RenderSettings
+from timeline_app.domain.tokens import count_text_tokens
 from timeline_app.models import Block as BlockRow
-from timeline_app.rendering import blocks as b
-from timeline_app.rendering.blocks import Block
-from timeline_app.rendering.formats import block_text
 from timeline_app.rendering.pipeline import RenderOptions
-from timeline_app.rendering.settings import RenderSettings
-from timeline_app.rendering.tokens import count_text_tokens
 from timeline_app.services.render import timeline_render
 
 

@@ -16,12 +16,12 @@ from typing import Any
 from compaction.digest import build_digest
 from compaction.planner import CompactionPlan, build_summary_block, plan_at_cut
 from compaction.summarizers import ExtractiveSummarizer, Summarizer
-from timeline_app.rendering import blocks as b
-from timeline_app.rendering.blocks import Block
-from timeline_app.rendering.costs import block_tokens
+from timeline_app.domain import blocks as b
+from timeline_app.domain.blocks import Block
+from timeline_app.domain.costs import block_tokens
+from timeline_app.domain.settings import RenderSettings
+from timeline_app.domain.tokens import count_text_tokens
 from timeline_app.rendering.pipeline import RenderOptions, render_window
-from timeline_app.rendering.settings import RenderSettings
-from timeline_app.rendering.tokens import count_text_tokens
 
 PLANTED: tuple[str, ...] = (
     "INV-2024-0042",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .blocks import (
+from timeline_app.domain.blocks import (
     ASSISTANT_COMPLETION,
     SUMMARY,
     TURN_HEADER,
@@ -23,7 +23,7 @@ from .blocks import (
     USER_PROMPT,
     Block,
 )
-from .settings import RenderSettings
+from timeline_app.domain.settings import RenderSettings
 
 MAX_CACHE_POINTS = 3
 

@@ -10,12 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from timeline_app.rendering.tokens import count_text_tokens
+from timeline_app.domain.block_text import CONTINUED_META, block_text
+from timeline_app.domain.blocks import SUMMARY, TURN_HEADER, USER_PROMPT, Block, turn_header_path
+from timeline_app.domain.settings import RenderSettings
+from timeline_app.domain.tokens import count_text_tokens
 
-from .blocks import SUMMARY, TURN_HEADER, USER_PROMPT, Block, turn_header_path
 from .cache_points import cache_point_indices
 from .formats import (
-    CONTINUED_META,
     FORMATS,
     Format,
     Part,
@@ -23,13 +24,11 @@ from .formats import (
     announce_text,
     anthropic_part,
     block_parts,
-    block_text,
     debug_text,
     openai_messages,
     sources_pool_text,
 )
 from .prefix import Prefix, build_prefix, segment_key
-from .settings import RenderSettings
 
 NEVER_FILTERED = frozenset({TURN_HEADER, USER_PROMPT, SUMMARY})
 

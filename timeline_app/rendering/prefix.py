@@ -36,7 +36,7 @@ from datetime import datetime, timedelta
 from itertools import accumulate, pairwise
 from typing import Literal
 
-from .blocks import Block
+from timeline_app.domain.blocks import Block
 
 CacheReason = Literal[
     "first_render", "ttl_expired", "settings_changed", "compacted", "hidden", "appended_only", "other"

@@ -12,10 +12,17 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
-from .blocks import ASSISTANT_COMPLETION, SUMMARY, TOOL_RESULT, TURN_HEADER, USER_PROMPT, Block
-from .costs import hidden_tokens
-from .settings import RenderSettings
-from .text import ellipsize
+from timeline_app.domain.blocks import (
+    ASSISTANT_COMPLETION,
+    SUMMARY,
+    TOOL_RESULT,
+    TURN_HEADER,
+    USER_PROMPT,
+    Block,
+)
+from timeline_app.domain.costs import hidden_tokens
+from timeline_app.domain.settings import RenderSettings
+from timeline_app.domain.text import ellipsize
 
 TtlStatus = Literal["disabled", "armed", "fresh", "no_effect", "pruned"]
 TTL_REASON = "ttl"

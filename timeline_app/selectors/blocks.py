@@ -10,10 +10,10 @@ from django.db import connection
 from django.db.models import F, Q, QuerySet
 from django.db.models.expressions import RawSQL
 
+from timeline_app.domain import blocks as b
+from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.errors import InvalidInput, NotFound
 from timeline_app.models import Block, Compaction, Source, Timeline
-from timeline_app.rendering import blocks as b
-from timeline_app.rendering.blocks import Block as BlockValue
 
 if TYPE_CHECKING:
     from timeline_app.models import WindowedTimeline

@@ -14,14 +14,14 @@ from django.db.models import Count, F
 from django.utils.module_loading import import_string
 
 from compaction import strategies
-from timeline_app.models import Block, Conversation, Timeline
-from timeline_app.rendering.blocks import Block as BlockValue
-from timeline_app.rendering.messages import (
+from timeline_app.domain.blocks import Block as BlockValue
+from timeline_app.domain.messages import (
     CLIENT_ID_PREFIX,
     MESSAGE_BLOCK_TYPES,
     StoredMessage,
     stored_message,
 )
+from timeline_app.models import Block, Conversation, Timeline
 
 logger = logging.getLogger(__name__)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
+from timeline_app.domain import blocks as b
 from timeline_app.errors import NotFound
 from timeline_app.models import ApiKey, Block, Conversation, Tenant, Timeline
-from timeline_app.rendering import blocks as b
 
 
 def api_key_lookup(*, raw_key: str) -> ApiKey | None:

@@ -13,8 +13,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from timeline_app.domain.settings import RenderSettings, resolve_stored
 from timeline_app.models import Timeline
-from timeline_app.rendering.settings import RenderSettings, resolve_stored
 
 logger = logging.getLogger(__name__)
 

@@ -21,10 +21,10 @@ from django.db.models import Exists, OuterRef, Subquery
 from compaction.planner import needs_compaction, visible_tokens, worth_retrying
 from compaction.strategies import SUMMARIZE
 from timeline_app import selectors
+from timeline_app.domain.blocks import Block as BlockValue
+from timeline_app.domain.blocks import window_summary_seq
+from timeline_app.domain.settings import RenderSettings
 from timeline_app.models import Compaction, Timeline
-from timeline_app.rendering.blocks import Block as BlockValue
-from timeline_app.rendering.blocks import window_summary_seq
-from timeline_app.rendering.settings import RenderSettings
 from timeline_app.selectors.contexts import effective_strategy
 from timeline_app.services.compaction import CompactionOutcome, compaction_run
 

@@ -13,13 +13,13 @@ from django.db.models import F
 from django.utils import timezone
 
 from timeline_app import selectors
+from timeline_app.domain import blocks as b
+from timeline_app.domain.contributions import NewAttachment, NewBlock, default_path
+from timeline_app.domain.costs import block_tokens
+from timeline_app.domain.message_validation import message_block_problems
+from timeline_app.domain.times import iso_utc
 from timeline_app.errors import Conflict, InvalidInput
 from timeline_app.models import Block, Conversation, Timeline
-from timeline_app.rendering import blocks as b
-from timeline_app.rendering.contributions import NewAttachment, NewBlock, default_path
-from timeline_app.rendering.costs import block_tokens
-from timeline_app.rendering.message_validation import message_block_problems
-from timeline_app.rendering.times import iso_utc
 from timeline_app.rendering.ttl import ttl_replacement_tokens
 from timeline_app.services.conversations import timeline_lock
 

@@ -32,11 +32,11 @@ from django.utils import timezone
 from compaction.planner import CompactionPlan, compaction_result, plan_compaction, visible_tokens
 from compaction.summarizers import Summarizer
 from timeline_app import metrics, selectors, signals
+from timeline_app.domain.blocks import SEQ_LIMIT
+from timeline_app.domain.blocks import Block as BlockValue
+from timeline_app.domain.settings import RenderSettings
 from timeline_app.errors import ConversationErased
 from timeline_app.models import Compaction, Timeline
-from timeline_app.rendering.blocks import SEQ_LIMIT
-from timeline_app.rendering.blocks import Block as BlockValue
-from timeline_app.rendering.settings import RenderSettings
 from timeline_app.services.conversations import timeline_lock
 from timeline_app.services.summarizers import SummaryDraft, configured_summarizer, draft_summary
 

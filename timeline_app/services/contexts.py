@@ -11,15 +11,15 @@ from django.db.models import F
 
 from compaction import strategies
 from timeline_app import selectors
-from timeline_app.errors import Conflict, InvalidInput
-from timeline_app.models import Conversation, Timeline
-from timeline_app.rendering.messages import (
+from timeline_app.domain.messages import (
     CONTEXT_NAME_PATTERN,
     LABEL_PATTERN,
     NewMessage,
     message_block,
     next_context_name,
 )
+from timeline_app.errors import Conflict, InvalidInput
+from timeline_app.models import Conversation, Timeline
 from timeline_app.services.blocks import blocks_append
 from timeline_app.services.conversations import context_room_require, timeline_lock
 

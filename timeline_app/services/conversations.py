@@ -10,9 +10,9 @@ from django.conf import settings as django_settings
 from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
 
+from timeline_app.domain.settings import validate_overrides
 from timeline_app.errors import Conflict, ConversationErased, InvalidInput
 from timeline_app.models import Block, Compaction, Conversation, RenderRecord, Source, Tenant, Timeline
-from timeline_app.rendering.settings import validate_overrides
 
 
 def new_public_id(prefix: str = "conv") -> str:

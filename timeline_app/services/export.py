@@ -15,12 +15,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from timeline_app import selectors
+from timeline_app.domain import blocks as b
+from timeline_app.domain.costs import block_tokens, hidden_tokens
+from timeline_app.domain.message_validation import message_block_problems
+from timeline_app.domain.times import iso_utc, parse_iso
 from timeline_app.errors import InvalidInput
 from timeline_app.models import Block, Compaction, Conversation, Source, Tenant, Timeline
-from timeline_app.rendering import blocks as b
-from timeline_app.rendering.costs import block_tokens, hidden_tokens
-from timeline_app.rendering.message_validation import message_block_problems
-from timeline_app.rendering.times import iso_utc, parse_iso
 from timeline_app.rendering.ttl import ttl_replacement_tokens
 from timeline_app.services.conversations import conversation_create
 

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 
 from django.db import connection, transaction
 
+from timeline_app.domain.costs import hidden_tokens
+from timeline_app.domain.messages import POPPED_REASON
 from timeline_app.errors import NotFound
 from timeline_app.models import Block, Timeline
-from timeline_app.rendering.costs import hidden_tokens
-from timeline_app.rendering.messages import POPPED_REASON
 from timeline_app.rendering.ttl import Hide, ttl_replacement_tokens
 from timeline_app.services.conversations import timeline_lock
 

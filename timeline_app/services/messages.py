@@ -1,5 +1,5 @@
 """Writes of OpenAI-format messages into a named context (seed 004; the mapping is pure:
-``timeline_app.rendering.messages``): append, and pop the newest."""
+``timeline_app.domain.messages``): append, and pop the newest."""
 
 from __future__ import annotations
 
@@ -12,10 +12,8 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from timeline_app.errors import Conflict
-from timeline_app.models import Block, Timeline
-from timeline_app.rendering.message_validation import parse_messages as parse_message_list
-from timeline_app.rendering.messages import (
+from timeline_app.domain.message_validation import parse_messages as parse_message_list
+from timeline_app.domain.messages import (
     MESSAGE_BLOCK_TYPES,
     POPPED_REASON,
     NewMessage,
@@ -23,7 +21,9 @@ from timeline_app.rendering.messages import (
     message_block,
     stored_message,
 )
-from timeline_app.rendering.times import iso_utc
+from timeline_app.domain.times import iso_utc
+from timeline_app.errors import Conflict
+from timeline_app.models import Block, Timeline
 from timeline_app.services.blocks import blocks_store
 
 

@@ -23,14 +23,15 @@ from django.utils import timezone
 from compaction.planner import needs_compaction, plan_compaction
 from compaction.summarizers import Summarizer
 from timeline_app import metrics, selectors
+from timeline_app.domain.block_text import stable_json
+from timeline_app.domain.blocks import Block as BlockValue
+from timeline_app.domain.blocks import window_summary_seq
+from timeline_app.domain.settings import RenderSettings
 from timeline_app.errors import ConversationErased
 from timeline_app.models import Compaction, Timeline
-from timeline_app.rendering.blocks import Block as BlockValue
-from timeline_app.rendering.blocks import window_summary_seq
-from timeline_app.rendering.formats import Source, stable_json
+from timeline_app.rendering.formats import Source
 from timeline_app.rendering.pipeline import Rendered, RenderOptions, render_window
 from timeline_app.rendering.prefix import CacheReport, explain_cache
-from timeline_app.rendering.settings import RenderSettings
 from timeline_app.rendering.ttl import TtlDecision, apply_hides, plan_ttl_pruning
 from timeline_app.selectors.contexts import strategy_window
 from timeline_app.selectors.settings import timeline_settings_resolved

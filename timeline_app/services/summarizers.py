@@ -19,10 +19,10 @@ from django.utils.module_loading import import_string
 from compaction.digest import build_digest
 from compaction.planner import CompactionPlan, build_summary_block
 from compaction.summarizers import ExtractiveSummarizer, Summarizer, SummaryOutcome, summarize_with_fallback
+from timeline_app.domain.costs import block_tokens
+from timeline_app.domain.settings import RenderSettings
+from timeline_app.domain.times import iso_utc
 from timeline_app.models import Block
-from timeline_app.rendering.costs import block_tokens
-from timeline_app.rendering.settings import RenderSettings
-from timeline_app.rendering.times import iso_utc
 
 
 def configured_summarizer() -> Summarizer:

@@ -8,9 +8,9 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.utils import timezone
 
+from timeline_app.domain import blocks as b
+from timeline_app.domain.contributions import NewAttachment, NewBlock, tool_call_blocks
 from timeline_app.models import Compaction, Conversation, Tenant, Timeline
-from timeline_app.rendering import blocks as b
-from timeline_app.rendering.contributions import NewAttachment, NewBlock, tool_call_blocks
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.roles import ensure_roles
 from timeline_app.selectors.settings import timeline_settings

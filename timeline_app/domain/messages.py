@@ -33,8 +33,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from timeline_app.rendering import blocks as b
-from timeline_app.rendering.contributions import NewBlock
+from timeline_app.domain import blocks as b
+from timeline_app.domain.contributions import NewBlock
 
 MESSAGE_TYPES: dict[str, str] = {
     "user": "message.user",

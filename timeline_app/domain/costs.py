@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from timeline_app.rendering.blocks import Block
-from timeline_app.rendering.formats import block_text
-from timeline_app.rendering.tokens import count_binary_tokens, count_text_tokens
+from timeline_app.domain.block_text import block_text
+from timeline_app.domain.blocks import Block
+from timeline_app.domain.tokens import count_binary_tokens, count_text_tokens
 
 
 def block_tokens(block: Block) -> int:

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from timeline_app.rendering import blocks as b
+from timeline_app.domain import blocks as b
 
 
 @dataclass

@@ -9,8 +9,7 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
-from timeline_app.errors import InvalidInput
-from timeline_app.rendering.messages import (
+from timeline_app.domain.messages import (
     ADDED_FIELDS,
     MAX_ID_CHARS,
     MAX_NAME_CHARS,
@@ -19,7 +18,8 @@ from timeline_app.rendering.messages import (
     NewMessage,
     message_text,
 )
-from timeline_app.rendering.times import normalize_timestamp, parse_iso
+from timeline_app.domain.times import normalize_timestamp, parse_iso
+from timeline_app.errors import InvalidInput
 
 _ALLOWED_KEYS: dict[str, frozenset[str]] = {
     "user": frozenset({"role", "content", "name"}),
