@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -18,11 +19,21 @@ from timeline_app.rendering import blocks as b
 from timeline_app.rendering.contributions import NewAttachment, NewBlock, default_path
 from timeline_app.rendering.costs import block_tokens
 from timeline_app.rendering.message_validation import message_block_problems
+from timeline_app.rendering.meta import MetaLimits
 from timeline_app.rendering.times import iso_utc
 from timeline_app.rendering.ttl import ttl_replacement_tokens
 
 ReplayCheck = Callable[[Block, Block], dict[str, str]]
 """``(stored, new)`` of one client id → what differs (``details`` of a 409); empty when the same."""
+
+
+def meta_limits() -> MetaLimits:
+    """The configured caps on a stored ``meta`` (``TIMELINE_MAX_META_*``, read at call time)."""
+    return MetaLimits(
+        max_bytes=settings.TIMELINE_MAX_META_BYTES,
+        max_keys=settings.TIMELINE_MAX_META_KEYS,
+        max_depth=settings.TIMELINE_MAX_META_DEPTH,
+    )
 
 
 def blocks_append(
