@@ -292,6 +292,11 @@ TIMELINE_MAX_IMPORT_BLOCKS = env.int("TIMELINE_MAX_IMPORT_BLOCKS", default=50_00
 TIMELINE_MAX_CONTEXTS_PER_CONVERSATION = env.int("TIMELINE_MAX_CONTEXTS_PER_CONVERSATION", default=200)
 TIMELINE_MAX_SEARCH_RESULTS = env.int("TIMELINE_MAX_SEARCH_RESULTS", default=50)
 TIMELINE_MAX_JSON_DEPTH = env.int("TIMELINE_MAX_JSON_DEPTH", default=32)
+# A block's or source's `meta`: bytes of its canonical JSON (a stored OpenAI message not counted),
+# object keys at every level, nesting levels (rendering.meta).
+TIMELINE_MAX_META_BYTES = env.int("TIMELINE_MAX_META_BYTES", default=64 * 1024)
+TIMELINE_MAX_META_KEYS = env.int("TIMELINE_MAX_META_KEYS", default=1_000)
+TIMELINE_MAX_META_DEPTH = env.int("TIMELINE_MAX_META_DEPTH", default=10)
 
 # /metrics (Prometheus text): only with "Authorization: Bearer <token>" when set; when empty, open
 # with DEBUG on, else served to direct loopback clients only (403 to any other).

@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 
 import pytest
+from django.http import HttpResponse
 from rest_framework.test import APIClient
 
 from timeline_app.models import Conversation, Tenant, Timeline
@@ -62,7 +64,14 @@ class Caller:
             self.client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw_key}")
 
     def get(self, url: str, **params):
-        return self.client.get(url, params)
+        response = self.client.get(url, params)
+        if response.streaming:  # the export: read whole, as an HTTP client does
+            body = b"".join(response.streaming_content)
+            whole = HttpResponse(body, status=response.status_code, content_type=response["Content-Type"])
+            whole.json = lambda: json.loads(body)  # type: ignore[attr-defined]
+            whole.streamed = True  # type: ignore[attr-defined]
+            return whole
+        return response
 
     def post(self, url: str, data=None):
         return self.client.post(url, data if data is not None else {}, format="json")

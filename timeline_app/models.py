@@ -17,8 +17,11 @@ from django.db.models.functions import Coalesce, Greatest
 
 from timeline_app.domain import blocks as b
 from timeline_app.domain.blocks import Block as BlockValue
-from timeline_app.domain.messages import POPPED_REASON
+from timeline_app.domain.messages import MESSAGE_BLOCK_TYPES, POPPED_REASON
 from timeline_app.rendering.prefix import CACHE_REASONS
+
+INDEXED_TYPES = tuple(sorted({b.TURN_HEADER, b.PLAN, b.SUMMARY, *MESSAGE_BLOCK_TYPES}))
+"""The block types the (timeline, type, seq) index holds: the types a query looks up by type."""
 
 
 def effective_tokens(prefix: str = "") -> Case:
@@ -264,7 +267,8 @@ class BlockQuerySet(models.QuerySet["Block"]):
 
 
 class Block(models.Model):
-    timeline = models.ForeignKey(Timeline, on_delete=models.CASCADE, related_name="blocks")
+    # No index of its own: the (timeline, seq) unique constraint leads with the timeline.
+    timeline = models.ForeignKey(Timeline, on_delete=models.CASCADE, related_name="blocks", db_index=False)
     seq = models.BigIntegerField()
     turn_id = models.CharField(max_length=128, blank=True)
     type = models.CharField(max_length=64)
@@ -297,10 +301,16 @@ class Block(models.Model):
         indexes = [
             # Read back by path (react.read) and the admin's path search.
             models.Index(fields=["timeline", "path"], name="timeline_block_path_idx"),
-            # Latest block of a type: the latest summary, the active plan.
-            models.Index(fields=["timeline", "type", "seq"], name="timeline_block_type_seq_idx"),
-            # Turn browsing in the admin.
-            models.Index(fields=["timeline", "turn_id", "seq"], name="timeline_block_turn_idx"),
+            # Latest block of a type (the latest turn header, the active plan) and a named context's
+            # messages: only the types these queries name are indexed (migration 0009).
+            models.Index(
+                fields=["timeline", "type", "seq"],
+                condition=Q(type__in=INDEXED_TYPES),
+                name="timeline_block_type_seq_idx",
+            ),
+            # Turn browsing in the admin; without seq, so a turn's entries share one key (B-tree
+            # deduplication keeps the index a fraction of one with a unique key per block).
+            models.Index(fields=["timeline", "turn_id"], name="timeline_block_turn_idx"),
         ]
 
     def __str__(self) -> str:

@@ -123,7 +123,7 @@ def test_the_other_tenant_reads_only_its_own_conversation_of_the_same_id(two_ten
     other = two_tenants.other_tenant
     mine = two_tenants.mine
     # Same public id, other tenant: the caller sees its own, the other tenant sees its own.
-    theirs = other.caller.client.get(f"{other.url}{path}")
+    theirs = other.caller.get(f"{other.url}{path}")
     assert theirs.status_code == 200
     assert mine.marker not in theirs.content.decode()
     assert two_tenants.same_tenant.marker not in theirs.content.decode()

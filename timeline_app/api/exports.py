@@ -7,9 +7,11 @@ a 400, never a 500.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from django.conf import settings
+from django.http import StreamingHttpResponse
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -26,10 +28,16 @@ from timeline_app.api.fields import (
     StrictIntegerField,
     StrictSerializer,
 )
+from timeline_app.api.renderers import StableJSONRenderer
 from timeline_app.api.schema import operation
 from timeline_app.api.serializers import TYPE_REGEX, BlockIn, CompactionFiguresOut, SourceIn, SourceOut
 from timeline_app.models import Compaction, Timeline
-from timeline_app.services.export import MAX_IMPORT_SEQ, MAX_IMPORT_SID, timeline_export, timeline_import
+from timeline_app.services.export import (
+    MAX_IMPORT_SEQ,
+    MAX_IMPORT_SID,
+    timeline_export_stream,
+    timeline_import,
+)
 
 # The import's bounds are the service's (services.export): an imported conversation can still grow.
 MAX_SEQ = MAX_IMPORT_SEQ - 1
@@ -168,10 +176,43 @@ class TimelineExportView(TenantView):
         parameters=[ExportQueryIn],
         responses={200: TimelineExportOut},
     )
-    def get(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Response:
+    def get(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> StreamingHttpResponse:
         window = validated_query(ExportQueryIn, request)["window"]
-        payload = timeline_export(timeline=self.timeline(request, conv, context), window=window)
-        return Response(TimelineExportOut(payload).data)
+        timeline = self.timeline(request, conv, context)  # a 404 is answered before the stream starts
+        return StreamingHttpResponse(
+            export_chunks(timeline=timeline, window=window), content_type="application/json"
+        )
+
+
+STREAM_BLOCKS = 200
+"""Blocks written per chunk of the streamed export."""
+
+
+def export_chunks(*, timeline: Timeline, window: str) -> Iterator[bytes]:
+    """The export's body, written as it is read: the bytes ``StableJSONRenderer`` gives for
+    ``TimelineExportOut`` of the whole payload (sorted keys at every level), with the blocks
+    serialized one by one from a server-side cursor, all in one snapshot (``timeline_export_stream``)."""
+    renderer = StableJSONRenderer()
+    with timeline_export_stream(timeline=timeline, window=window) as export:
+        head = TimelineExportOut({**export.head, "blocks": [], "turn_ids": []}).data
+        block_out = ExportBlockOut()
+        turn_ids_field = TimelineExportOut().fields["turn_ids"]
+        yield b"{"
+        for i, key in enumerate(sorted(head)):
+            prefix = ("," if i else "") + renderer.text(key) + ":"
+            if key == "blocks":
+                parts = [prefix + "["]
+                for n, block in enumerate(export.blocks()):
+                    parts.append(("," if n else "") + renderer.text(block_out.to_representation(block)))
+                    if len(parts) >= STREAM_BLOCKS:
+                        yield "".join(parts).encode()
+                        parts = []
+                yield ("".join(parts) + "]").encode()
+            elif key == "turn_ids":
+                yield (prefix + renderer.text(turn_ids_field.to_representation(export.turn_ids))).encode()
+            else:
+                yield (prefix + renderer.text(head[key])).encode()
+        yield b"}"
 
 
 class TimelineImportView(TenantView):

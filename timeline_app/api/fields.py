@@ -18,9 +18,11 @@ from rest_framework import serializers
 
 from timeline_app.domain.blocks import PATH_PATTERN
 from timeline_app.domain.message_validation import storable_problems
+from timeline_app.domain.meta import meta_problem
 from timeline_app.domain.settings import SETTING_RANGES, SettingsError, validate_overrides
 from timeline_app.domain.times import parse_iso
 from timeline_app.errors import DomainError
+from timeline_app.services.blocks import meta_limits
 from timeline_app.services.contexts import normalize_strategy
 
 # RFC 3339 as Python reads it and PostgreSQL stores it: upper-case T and Z, seconds 00–59, offsets up
@@ -77,6 +79,16 @@ class StrictDictField(serializers.DictField):
             self.fail("not_a_dict", input_type=type(data).__name__)
         check_storable(data)
         return dict(super().to_internal_value(data))
+
+
+class MetaField(StrictDictField):
+    """A stored ``meta`` object, capped in bytes, keys and depth (``rendering.meta``), checked before
+    its members are validated one by one."""
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        if isinstance(data, dict) and (problem := meta_problem(data, meta_limits())):
+            raise serializers.ValidationError(problem)
+        return super().to_internal_value(data)
 
 
 @extend_schema_field({"type": "string", "format": "date-time", "pattern": DATE_TIME_PATTERN})

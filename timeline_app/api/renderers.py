@@ -17,6 +17,10 @@ class StableJSONRenderer(JSONRenderer):
     ) -> bytes:
         if data is None:
             return b""
+        return self.text(data).encode()
+
+    def text(self, data: Any) -> str:
+        """``data`` as the body's JSON text: the streamed export writes its parts with this."""
         text = json.dumps(
             data,
             cls=self.encoder_class,
@@ -26,4 +30,4 @@ class StableJSONRenderer(JSONRenderer):
             separators=(",", ":"),
         )
         # Like DRF's renderer: U+2028/U+2029 escaped, so the body is valid JavaScript too.
-        return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").encode()
+        return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")

@@ -16,10 +16,10 @@ from timeline_app.api.fields import (
     BlockPathField,
     BlockTextField,
     IsoDateTimeStringField,
+    MetaField,
     OptionalBlockPathField,
     StrictBooleanField,
     StrictCharField,
-    StrictDictField,
     StrictIntegerField,
     StrictSerializer,
 )
@@ -48,7 +48,7 @@ class BlockIn(StrictSerializer):
     text = BlockTextField(required=False, default="")
     base64 = Base64Field()
     path = OptionalBlockPathField()
-    meta = StrictDictField(required=False, default=dict)
+    meta = MetaField(required=False, default=dict)
     id = StrictCharField(required=False, max_length=128, help_text="idempotency key")
 
 
@@ -271,7 +271,7 @@ class SourceIn(StrictSerializer):
     url = StrictCharField(max_length=2048)
     title = StrictCharField(required=False, allow_blank=True, max_length=1000)
     text = StrictCharField(required=False, allow_blank=True, trim_whitespace=False, max_length=200_000)
-    meta = StrictDictField(required=False)
+    meta = MetaField(required=False)
 
 
 class SourcesIn(StrictSerializer):

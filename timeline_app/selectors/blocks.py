@@ -88,8 +88,13 @@ def sources_in_path(*, timeline: Timeline, path: str) -> list[Source] | None:
     return rows
 
 
-SEARCH_VECTOR = RawSQL('"timeline_app_block"."search_vector"', [], output_field=SearchVectorField())
-"""The stored, GIN-indexed ``tsvector`` of a block on PostgreSQL (migration 0004)."""
+SEARCH_VECTOR = RawSQL(
+    """to_tsvector('simple'::regconfig, left("timeline_app_block"."text", 100000) || ' ' || "timeline_app_block"."path")""",
+    [],
+    output_field=SearchVectorField(),
+)
+"""A block's ``tsvector`` on PostgreSQL: exactly the expression the GIN index
+``timeline_block_search_idx`` is built on (migration 0009), so the planner matches through it."""
 
 
 def _check_tsquery(query: str) -> None:
@@ -120,10 +125,10 @@ def blocks_search(*, timeline: Timeline, query: str, limit: int | None = None) -
     """Blocks of the timeline matching ``query``, hidden and compacted ones included (``react.memsearch``),
     at most ``limit`` (default ``TIMELINE_MAX_SEARCH_RESULTS``).
 
-    PostgreSQL: full-text search (``websearch_to_tsquery``, ``simple`` configuration, ranked) on the
-    stored ``search_vector`` column through its GIN index: the matching rows are found in the index
-    and ranked from the stored vector, no text is parsed at query time. A query the index cannot
-    narrow (no words, or only negated ones) is a 400 (``_check_tsquery``).
+    PostgreSQL: full-text search (``websearch_to_tsquery``, ``simple`` configuration, ranked) through
+    the GIN expression index over the text and path: the matching rows are found in the index, and
+    only they are parsed again to rank them (no vector is stored beside the text).
+    A query the index cannot narrow (no words, or only negated ones) is a 400 (``_check_tsquery``).
     SQLite (embedded): every word must occur in the text or the path, case-insensitively (a leading
     ``-`` is part of the word: no operators).
     """

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -17,6 +18,7 @@ from timeline_app.domain import blocks as b
 from timeline_app.domain.contributions import NewAttachment, NewBlock, default_path
 from timeline_app.domain.costs import block_tokens
 from timeline_app.domain.message_validation import message_block_problems
+from timeline_app.domain.meta import MetaLimits
 from timeline_app.domain.times import iso_utc
 from timeline_app.errors import Conflict, InvalidInput
 from timeline_app.models import Block, Conversation, Timeline
@@ -34,6 +36,15 @@ class Appended:
 
     rows: list[Block]
     created: int
+
+
+def meta_limits() -> MetaLimits:
+    """The configured caps on a stored ``meta`` (``TIMELINE_MAX_META_*``, read at call time)."""
+    return MetaLimits(
+        max_bytes=settings.TIMELINE_MAX_META_BYTES,
+        max_keys=settings.TIMELINE_MAX_META_KEYS,
+        max_depth=settings.TIMELINE_MAX_META_DEPTH,
+    )
 
 
 def blocks_append(

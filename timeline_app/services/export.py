@@ -9,9 +9,12 @@ post-summary window, the seed's persistence rule.
 from __future__ import annotations
 
 import base64
+import contextlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from timeline_app import selectors
@@ -47,7 +50,14 @@ def _block_payload(row: Block) -> dict[str, Any]:
     }
 
 
-def timeline_export(*, timeline: Timeline, window: str = "all") -> dict[str, Any]:
+EXPORT_CHUNK = 500
+"""Blocks fetched per round trip of the export's server-side cursor: the export holds this many
+rows at a time, however long the conversation."""
+
+
+def _export_parts(timeline: Timeline, window: str) -> tuple[dict[str, Any], Iterable[Block]]:
+    """Every part of the payload but ``blocks`` and ``turn_ids``, and the block rows in order (read
+    lazily, ``EXPORT_CHUNK`` at a time, for the whole timeline; the visible window is read whole)."""
     conversation = timeline.conversation
     rows = Block.objects.filter(timeline=timeline).order_by("seq")
     compactions = list(
@@ -55,16 +65,16 @@ def timeline_export(*, timeline: Timeline, window: str = "all") -> dict[str, Any
         .select_related("summary_block")
         .order_by("id")
     )
+    ordered: Iterable[Block]
     if window == "visible":
         # In rendered order: the latest summary first, then the retained blocks.
         order = [blk.seq for blk in selectors.visible_window(timeline=timeline)]
         by_seq = {row.seq: row for row in rows.filter(seq__in=order)}
-        blocks = [_block_payload(by_seq[seq]) for seq in order]
+        ordered = [by_seq[seq] for seq in order]
         compactions = compactions[-1:]
     else:
-        blocks = [_block_payload(row) for row in rows.iterator(chunk_size=2000)]
-    turn_ids = list(dict.fromkeys(blk["turn_id"] for blk in blocks if blk["turn_id"]))
-    return {
+        ordered = rows.iterator(chunk_size=EXPORT_CHUNK)
+    head = {
         "kind": KIND,
         "version": VERSION,
         "ts": iso_utc(timezone.now()),
@@ -75,12 +85,10 @@ def timeline_export(*, timeline: Timeline, window: str = "all") -> dict[str, Any
         "settings": conversation.settings,
         "view_start_seq": timeline.view_start_seq,
         "compaction_strategy": timeline.compaction_strategy,
-        "blocks": blocks,
         "sources_pool": [
             {"sid": s.sid, "url": s.url, "title": s.title, "text": s.text, "meta": s.meta}
             for s in selectors.sources_pool(timeline=timeline)
         ],
-        "turn_ids": turn_ids,
         "compactions": [
             {
                 "summary_seq": c.summary_block.seq if c.summary_block else None,
@@ -100,6 +108,52 @@ def timeline_export(*, timeline: Timeline, window: str = "all") -> dict[str, Any
             if c.summary_block is not None
         ],
     }
+    return head, ordered
+
+
+@dataclass
+class ExportStream:
+    """An export being read: ``head`` holds every part but the blocks and the turn ids; ``blocks()``
+    yields the blocks one by one, and ``turn_ids`` is complete once they have all been read."""
+
+    head: dict[str, Any]
+    rows: Iterable[Block]
+    turn_ids: list[str] = field(default_factory=list)
+
+    def blocks(self) -> Iterator[dict[str, Any]]:
+        seen: set[str] = set()
+        for row in self.rows:
+            if row.turn_id and row.turn_id not in seen:
+                seen.add(row.turn_id)
+                self.turn_ids.append(row.turn_id)
+            yield _block_payload(row)
+
+
+@contextlib.contextmanager
+def timeline_export_stream(*, timeline: Timeline, window: str = "all") -> Iterator[ExportStream]:
+    """The export of ``timeline`` as one consistent snapshot, to be read inside the ``with``.
+
+    On PostgreSQL everything is read in one ``REPEATABLE READ, READ ONLY`` transaction (unless the
+    caller is inside one already): blocks appended, hidden or compacted while a long export is being
+    written are not in it, and the head (compactions, sources, view start) matches its blocks. The
+    blocks come through a server-side cursor, so memory does not grow with the conversation.
+    """
+    outer = connection.in_atomic_block
+    with transaction.atomic():
+        if not outer and connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        timeline = Timeline.objects.select_related("conversation").get(pk=timeline.pk)
+        head, rows = _export_parts(timeline, window)
+        yield ExportStream(head=head, rows=rows)
+
+
+def timeline_export(*, timeline: Timeline, window: str = "all") -> dict[str, Any]:
+    """The whole ``conv.timeline.v1`` payload in memory (the admin's download). The API streams the
+    same payload (``timeline_export_stream``), byte for byte."""
+    with timeline_export_stream(timeline=timeline, window=window) as export:
+        blocks = list(export.blocks())
+        return {**export.head, "blocks": blocks, "turn_ids": export.turn_ids}
 
 
 MAX_IMPORT_SEQ = b.SEQ_LIMIT

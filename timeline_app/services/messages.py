@@ -21,21 +21,32 @@ from timeline_app.domain.messages import (
     message_block,
     stored_message,
 )
+from timeline_app.domain.meta import meta_problem
 from timeline_app.domain.times import iso_utc
-from timeline_app.errors import Conflict
+from timeline_app.errors import Conflict, InvalidInput
 from timeline_app.models import Block, Timeline
-from timeline_app.services.blocks import blocks_store
+from timeline_app.services.blocks import blocks_store, meta_limits
 
 
 def parse_messages(raw: Any, *, now: datetime | None = None) -> list[NewMessage]:
-    """Validate a list of OpenAI chat messages against the configured limits (InvalidInput)."""
-    return parse_message_list(
+    """Validate a list of OpenAI chat messages against the configured limits (InvalidInput): the
+    meta each would be stored with is capped like any block's (``rendering.meta``)."""
+    messages = parse_message_list(
         raw,
         now_iso=iso_utc(now or timezone.now()),
         max_messages=settings.TIMELINE_MAX_BLOCKS_PER_REQUEST,
         max_text_chars=settings.TIMELINE_MAX_BLOCK_TEXT_CHARS,
         max_attachment_bytes=settings.TIMELINE_MAX_ATTACHMENT_BYTES,
     )
+    limits = meta_limits()
+    problems = {
+        f"messages[{i}]": problem
+        for i, message in enumerate(messages)
+        if (problem := meta_problem(message_block(message).meta, limits))
+    }
+    if problems:
+        raise InvalidInput("a message is over the limits of a stored meta", details=problems)
+    return messages
 
 
 def _message_replay_check(stored: Block, new: Block) -> dict[str, str]:
