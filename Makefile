@@ -7,10 +7,10 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run serve test install worker beat lint typecheck schema bench clean mutation
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml clients/python/pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[dev]' -e './clients/python[mcp,openai-agents]'
 	@touch $(STAMP)
 
 install: $(STAMP)
@@ -41,7 +41,7 @@ lint: $(STAMP)
 	$(VENV)/bin/lint-imports --no-logo
 
 typecheck: $(STAMP)
-	$(VENV)/bin/mypy timeline_app compaction config
+	$(VENV)/bin/mypy timeline_app compaction config clients/python/timeline_client
 
 schema: $(STAMP)
 	$(PY) manage.py spectacular --validate --fail-on-warn --file var/openapi.yaml

@@ -3,8 +3,7 @@ import pytest
 from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
-
-from timeline_app.client import TimelineClient
+from timeline_client import TimelineClient
 
 
 @pytest.fixture

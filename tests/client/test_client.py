@@ -3,9 +3,9 @@ import json
 import anthropic
 import httpx2
 import pytest
+from timeline_client import TimelineAPIError, attachment, is_context_limit_error
 
 from tests.anthropic_mock import ScriptedTransport, error, message, mock_client
-from timeline_app.client import TimelineAPIError, attachment, is_context_limit_error
 from timeline_app.models import Compaction
 
 pytestmark = pytest.mark.django_db

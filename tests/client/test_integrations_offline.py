@@ -12,11 +12,9 @@ from pathlib import Path
 import httpx
 import pytest
 from mcp.server.mcpserver.exceptions import ToolError
-
-from compaction import strategies
-from timeline_app.client import TimelineAPIError, TimelineClient
-from timeline_app.client.mcp_server import _parser, build_server, main
-from timeline_app.client.openai_agents import (
+from timeline_client import TimelineAPIError, TimelineClient
+from timeline_client.mcp_server import _parser, build_server, main
+from timeline_client.openai_agents import (
     ITEM_NAME,
     TimelineSession,
     item_to_message,
@@ -24,6 +22,8 @@ from timeline_app.client.openai_agents import (
     latest,
     message_to_item,
 )
+
+from compaction import strategies
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -279,7 +279,7 @@ def test_the_client_and_its_integrations_import_no_django():
         names |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
         assert not [m for m in names if m.startswith(FORBIDDEN)], path.name
     code = (
-        "import sys, timeline_app.client.mcp_server, timeline_app.client.openai_agents; "
+        "import sys, timeline_client.mcp_server, timeline_client.openai_agents; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('django', 'rest_framework', 'celery')))"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
-
-from timeline_app.client.http import TimelineAPIError, Transport, retry_delay
+from timeline_client.http import TimelineAPIError, Transport, retry_delay
 
 UNAVAILABLE = {"error": {"code": "database_unavailable", "message": "retry", "details": {}}}
 

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-
-from timeline_app.client import (
+from timeline_client import (
     Context,
     Message,
     TimelineAPIError,
@@ -20,6 +19,7 @@ from timeline_app.client import (
     list_contexts,
     new_context,
 )
+
 from timeline_app.models import Block
 
 pytestmark = pytest.mark.django_db

@@ -8,9 +8,9 @@ import json
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from timeline_client import TimelineClient
+from timeline_client.openai_agents import TimelineSession
 
-from timeline_app.client import TimelineClient
-from timeline_app.client.openai_agents import TimelineSession
 from timeline_app.models import Block, Timeline
 
 from .conftest import messages_url

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from timeline_client import TimelineClient, attachment
 
-from timeline_app.client import TimelineClient, attachment
 from timeline_app.models import Compaction
 from timeline_app.services.api_keys import api_key_create
 

@@ -25,6 +25,8 @@ import httpx
 import pytest
 from django.conf import settings
 from django.db import close_old_connections, connection
+from timeline_client import TimelineClient
+from timeline_client.http import TimelineAPIError
 
 from tests.compaction_shell.helpers import SMALL, fill_to
 from tests.e2e.processes import (
@@ -37,8 +39,6 @@ from tests.e2e.processes import (
     wait_for_applied_compaction,
 )
 from tests.e2e.test_celery_worker import Worker
-from timeline_app.client import TimelineClient
-from timeline_app.client.http import TimelineAPIError
 from timeline_app.models import Block, Timeline
 from timeline_app.services.api_keys import api_key_create
 

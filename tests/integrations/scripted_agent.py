@@ -36,9 +36,8 @@ from openai.types.responses import (
     ResponseReasoningItem,
 )
 from openai.types.responses.response_reasoning_item import Summary
-
-from timeline_app.client import TimelineClient
-from timeline_app.client.openai_agents import TimelineSession
+from timeline_client import TimelineClient
+from timeline_client.openai_agents import TimelineSession
 
 set_tracing_disabled(True)
 

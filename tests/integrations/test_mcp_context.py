@@ -9,9 +9,9 @@ import os
 
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from timeline_client import TimelineClient
 
 from tests.integrations.conftest import ROOT, Live, console_script
-from timeline_app.client import TimelineClient
 from timeline_app.services.api_keys import api_key_create
 
 pytestmark = pytest.mark.e2e

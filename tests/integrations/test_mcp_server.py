@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from timeline_client import TimelineClient
 
 from tests.e2e.conftest import free_port
 from tests.integrations.conftest import ROOT, Live, console_script
-from timeline_app.client import TimelineClient
 
 pytestmark = pytest.mark.e2e
 

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from agents import SQLiteSession
 from agents.memory import Session
+from timeline_client import TimelineClient
+from timeline_client.openai_agents import TimelineSession, message_to_item
 
 from tests.integrations.conftest import ROOT, Live
 from tests.integrations.scripted_agent import ScriptedModel, build_agent, question, run_turns
-from timeline_app.client import TimelineClient
-from timeline_app.client.openai_agents import TimelineSession, message_to_item
 
 pytestmark = pytest.mark.e2e
 

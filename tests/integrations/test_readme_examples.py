@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
+from timeline_client import TimelineClient
 
 from tests.integrations.conftest import Live, console_script, python_blocks, readme_section
 from tests.integrations.fake_openai import fake_responses_api
-from timeline_app.client import TimelineClient
 
 pytestmark = pytest.mark.e2e
 

@@ -1,6 +1,6 @@
 """Python client for the timeline service (see README "Python client")."""
 
-from timeline_app.client.contexts import (
+from timeline_client.contexts import (
     Context,
     Message,
     get_context,
@@ -8,8 +8,8 @@ from timeline_app.client.contexts import (
     list_contexts,
     new_context,
 )
-from timeline_app.client.http import TimelineAPIError, Transport
-from timeline_app.client.timelines import TimelineClient, attachment, is_context_limit_error
+from timeline_client.http import TimelineAPIError, Transport
+from timeline_client.timelines import TimelineClient, attachment, is_context_limit_error
 
 __all__ = [
     "Context",

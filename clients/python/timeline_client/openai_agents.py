@@ -3,8 +3,8 @@
 ::
 
     from agents import Agent, Runner
-    from timeline_app.client import TimelineClient
-    from timeline_app.client.openai_agents import TimelineSession
+    from timeline_client import TimelineClient
+    from timeline_client.openai_agents import TimelineSession
 
     session = TimelineSession("support-42", client=TimelineClient(url, api_key))
     result = await Runner.run(agent, "Where is my order?", session=session)
@@ -46,9 +46,9 @@ from typing import TYPE_CHECKING, Any
 
 from agents.memory.session_settings import SessionSettings, resolve_session_limit
 
-from timeline_app.client.contexts import Context
-from timeline_app.client.http import TimelineAPIError
-from timeline_app.client.timelines import TimelineClient
+from timeline_client.contexts import Context
+from timeline_client.http import TimelineAPIError
+from timeline_client.timelines import TimelineClient
 
 if TYPE_CHECKING:
     from agents.items import TResponseInputItem

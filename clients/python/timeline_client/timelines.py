@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from timeline_app.client.http import Transport
+from timeline_client.http import Transport
 
 T = TypeVar("T")
 
@@ -52,7 +52,7 @@ class TimelineClient:
     ``context`` selects a named context (``main`` by default) on every per-timeline call. A call
     that cannot connect or is answered 503 (a dependency of the service down for a moment) is
     retried up to ``retries`` times with exponential backoff honoring ``Retry-After``, each wait at
-    most ``max_backoff`` seconds (``timeline_app.client.http``); ``retries=0`` turns that off.
+    most ``max_backoff`` seconds (``timeline_client.http``); ``retries=0`` turns that off.
     """
 
     def __init__(

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote
 
-from timeline_app.client.http import TimelineAPIError
+from timeline_client.http import TimelineAPIError
 
 IMPORT_CHUNK = 100
 ADDED_FIELDS = ("timestamp", "message_id")

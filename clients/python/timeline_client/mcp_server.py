@@ -27,8 +27,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
-from timeline_app.client.http import TimelineAPIError
-from timeline_app.client.timelines import TimelineClient
+from timeline_client.http import TimelineAPIError
+from timeline_client.timelines import TimelineClient
 
 T = TypeVar("T")
 
@@ -237,5 +237,5 @@ def main(argv: Sequence[str] | None = None) -> None:
         client.close()
 
 
-if __name__ == "__main__":  # pragma: no cover - `python -m timeline_app.client.mcp_server`
+if __name__ == "__main__":  # pragma: no cover - `python -m timeline_client.mcp_server`
     main()

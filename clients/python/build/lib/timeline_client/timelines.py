@@ -1,0 +1,225 @@
+"""Client for the block timeline API: conversations, turns, blocks, render, compaction, read/hide/search."""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+import httpx
+
+from timeline_client.http import Transport
+
+T = TypeVar("T")
+
+_CONTEXT_LIMIT = re.compile(
+    r"prompt is too long|context_length_exceeded|maximum context length", re.IGNORECASE
+)
+
+
+def is_context_limit_error(exc: BaseException) -> bool:
+    """True for a provider's "context too long" answer.
+
+    Anthropic answers HTTP 400 ``invalid_request_error`` with "prompt is too long: N tokens > M
+    maximum"; OpenAI uses ``context_length_exceeded``. Checked by duck typing, so the client needs
+    neither SDK.
+    """
+    status = getattr(exc, "status_code", None)
+    if status is not None and status != 400:
+        return False
+    texts = [str(exc), str(getattr(exc, "message", "")), str(getattr(exc, "body", ""))]
+    return any(_CONTEXT_LIMIT.search(text) for text in texts)
+
+
+def attachment(
+    name: str, mime: str, *, data: bytes | None = None, text: str = "", summary: str = ""
+) -> dict[str, Any]:
+    """An attachment for :meth:`TimelineClient.start_turn`; ``data`` is sent as base64."""
+    item: dict[str, Any] = {"name": name, "mime": mime}
+    if data is not None:
+        item["base64"] = base64.b64encode(data).decode()
+    if text:
+        item["text"] = text
+    if summary:
+        item["summary"] = summary
+    return item
+
+
+class TimelineClient:
+    """Typed access to ``/api/v1``. Every method raises ``TimelineAPIError`` on a 4xx/5xx answer.
+
+    ``context`` selects a named context (``main`` by default) on every per-timeline call. A call
+    that cannot connect or is answered 503 (a dependency of the service down for a moment) is
+    retried up to ``retries`` times with exponential backoff honoring ``Retry-After``, each wait at
+    most ``max_backoff`` seconds (``timeline_client.http``); ``retries=0`` turns that off.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        timeout: float = 60.0,
+        http_client: httpx.Client | None = None,
+        retries: int = 5,
+        max_backoff: float = 10.0,
+    ):
+        self.transport = Transport(
+            base_url, api_key, timeout=timeout, client=http_client, retries=retries, max_backoff=max_backoff
+        )
+
+    def close(self) -> None:
+        self.transport.close()
+
+    def __enter__(self) -> TimelineClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- conversations
+
+    def create_conversation(
+        self, *, id: str | None = None, title: str = "", settings: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"title": title}
+        if id is not None:
+            body["id"] = id
+        if settings:
+            body["settings"] = settings
+        return self.transport.request("POST", "/api/v1/conversations/", json=body)  # type: ignore[no-any-return]
+
+    def conversation(self, conversation: str) -> dict[str, Any]:
+        return self.transport.request("GET", f"/api/v1/conversations/{conversation}/")  # type: ignore[no-any-return]
+
+    def update_conversation(
+        self, conversation: str, *, title: str | None = None, settings: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Change the title and/or settings; ``settings`` replaces the overrides object as a whole."""
+        body: dict[str, Any] = {}
+        if title is not None:
+            body["title"] = title
+        if settings is not None:
+            body["settings"] = settings
+        return self.transport.request("PATCH", f"/api/v1/conversations/{conversation}/", json=body)  # type: ignore[no-any-return]
+
+    def conversations(self) -> Iterable[dict[str, Any]]:
+        """Every conversation of the key's tenant, newest first (follows the pages)."""
+        page = self.transport.request("GET", "/api/v1/conversations/")
+        while True:
+            yield from page["results"]
+            if not page["next"]:
+                return
+            cursor = httpx.URL(page["next"]).params.get("cursor")
+            page = self.transport.request("GET", "/api/v1/conversations/", params={"cursor": cursor})
+
+    # -- one timeline
+
+    def _path(self, conversation: str, context: str, tail: str) -> str:
+        if context == "main":
+            return f"/api/v1/conversations/{conversation}/{tail}"
+        return f"/api/v1/conversations/{conversation}/contexts/{context}/{tail}"
+
+    def start_turn(
+        self,
+        conversation: str,
+        prompt: str,
+        *,
+        turn_id: str | None = None,
+        attachments: list[dict[str, Any]] | None = None,
+        context: str = "main",
+    ) -> list[dict[str, Any]]:
+        body: dict[str, Any] = {"prompt": prompt, "attachments": attachments or []}
+        if turn_id:
+            body["turn_id"] = turn_id
+        answer = self.transport.request("POST", self._path(conversation, context, "turns/"), json=body)
+        return answer["blocks"]  # type: ignore[no-any-return]
+
+    def contribute(
+        self, conversation: str, blocks: list[dict[str, Any]], *, context: str = "main"
+    ) -> list[dict[str, Any]]:
+        """Append blocks (seed 000 ``ContextBrowser.contribute``); give each an ``id`` to make retries safe."""
+        answer = self.transport.request(
+            "POST", self._path(conversation, context, "blocks/"), json={"blocks": blocks}
+        )
+        return answer["blocks"]  # type: ignore[no-any-return]
+
+    def render(self, conversation: str, *, context: str = "main", **options: Any) -> dict[str, Any]:
+        """Render for the next model call. Options: ``format``, ``include_sources``, ``include_announce``,
+        ``cache_last``, ``force_sanitize``, ``system`` or ``system_tokens``, ``max_tokens``, ``announce``,
+        ``exclude_contributions``, ``include_only_contributions``, ``now``, ``debug`` (text format: add the
+        stream with its cache marks)."""
+        return self.transport.request("POST", self._path(conversation, context, "render/"), json=options)  # type: ignore[no-any-return]
+
+    def compact(
+        self, conversation: str, *, force: bool = False, wait: bool = False, context: str = "main"
+    ) -> dict[str, Any]:
+        body = {"force": force, "wait": wait}
+        return self.transport.request("POST", self._path(conversation, context, "compact/"), json=body)  # type: ignore[no-any-return]
+
+    def read(
+        self, conversation: str, path: str, *, include_hidden: bool = True, context: str = "main"
+    ) -> dict[str, Any]:
+        """Blocks at ``path`` (hidden and compacted ones too): the seeds' ``react.read``."""
+        params = {"path": path, "include_hidden": "1" if include_hidden else "0"}
+        return self.transport.request("GET", self._path(conversation, context, "blocks/"), params=params)  # type: ignore[no-any-return]
+
+    def hide(
+        self, conversation: str, path: str, replacement_text: str, *, context: str = "main"
+    ) -> list[dict[str, Any]]:
+        body = {"path": path, "replacement_text": replacement_text}
+        return self.transport.request("POST", self._path(conversation, context, "hide/"), json=body)["blocks"]  # type: ignore[no-any-return]
+
+    def unhide(self, conversation: str, path: str, *, context: str = "main") -> list[dict[str, Any]]:
+        """Show the hidden blocks at ``path`` again from the next render on (undoes :meth:`hide` and
+        TTL pruning); answers the blocks at the path."""
+        url = self._path(conversation, context, "unhide/")
+        answer = self.transport.request("POST", url, json={"path": path})
+        return answer["blocks"]  # type: ignore[no-any-return]
+
+    def search(self, conversation: str, query: str, *, context: str = "main") -> list[dict[str, Any]]:
+        answer = self.transport.request(
+            "GET", self._path(conversation, context, "search/"), params={"q": query}
+        )
+        return answer["results"]  # type: ignore[no-any-return]
+
+    def sources(self, conversation: str, *, context: str = "main") -> list[dict[str, Any]]:
+        return self.transport.request("GET", self._path(conversation, context, "sources/"))["sources_pool"]  # type: ignore[no-any-return]
+
+    def add_sources(
+        self, conversation: str, sources: list[dict[str, Any]], *, context: str = "main"
+    ) -> list[dict[str, Any]]:
+        answer = self.transport.request(
+            "POST", self._path(conversation, context, "sources/"), json={"sources": sources}
+        )
+        return answer["sources_pool"]  # type: ignore[no-any-return]
+
+    def export(self, conversation: str, *, window: str = "all", context: str = "main") -> dict[str, Any]:
+        params = {"window": window}
+        return self.transport.request("GET", self._path(conversation, context, "timeline/"), params=params)  # type: ignore[no-any-return]
+
+    def import_timeline(self, payload: dict[str, Any], *, id: str | None = None) -> dict[str, Any]:
+        body = {**payload, **({"id": id} if id else {})}
+        return self.transport.request("POST", "/api/v1/conversations/import/", json=body)  # type: ignore[no-any-return]
+
+    # -- the seed's retry loop
+
+    def retry_with_compaction(
+        self,
+        conversation: str,
+        call: Callable[[dict[str, Any]], T],
+        *,
+        context: str = "main",
+        **render_options: Any,
+    ) -> T:
+        """Render, call the model; on a context-limit error render again with ``force_sanitize`` and
+        retry once (seed 000 "Retry with Compaction"). Other errors propagate unchanged."""
+        rendered = self.render(conversation, context=context, **render_options)
+        try:
+            return call(rendered)
+        except Exception as exc:
+            if not is_context_limit_error(exc):
+                raise
+        rendered = self.render(conversation, context=context, **{**render_options, "force_sanitize": True})
+        return call(rendered)
