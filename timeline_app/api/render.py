@@ -26,7 +26,13 @@ from timeline_app.services.render import timeline_render
 MAIN = Timeline.DEFAULT_NAME
 
 
-def render_options(data: dict[str, Any]) -> RenderOptions:
+def prompt_cache_key(timeline: Timeline) -> str:
+    """A stable ``prompt_cache_key`` suggestion per context (OpenAI routes equal keys together)."""
+    name = f"{timeline.conversation.public_id}/{timeline.name}"
+    return "tl-" + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def render_options(data: dict[str, Any], *, cache_key: str = "") -> RenderOptions:
     return RenderOptions(
         format=data["format"],
         include_sources=data["include_sources"],
@@ -35,6 +41,8 @@ def render_options(data: dict[str, Any]) -> RenderOptions:
         exclude_contributions=tuple(data["exclude_contributions"]),
         include_only_contributions=tuple(data["include_only_contributions"]),
         announce=tuple(data["announce"]),
+        system_text=data.get("system", ""),
+        prompt_cache_key=cache_key,
     )
 
 
@@ -54,7 +62,7 @@ class RenderView(TenantView):
             system_tokens = count_text_tokens(data.get("system", ""))
         outcome = timeline_render(
             timeline=timeline,
-            options=render_options(data),
+            options=render_options(data, cache_key=prompt_cache_key(timeline)),
             now=parse_iso(data["now"]) if "now" in data else None,
             system_tokens=system_tokens,
             max_tokens=data.get("max_tokens"),

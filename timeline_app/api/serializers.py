@@ -24,6 +24,7 @@ from timeline_app.api.fields import (
     StrictSerializer,
 )
 from timeline_app.models import Compaction
+from timeline_app.rendering.formats import FORMATS
 from timeline_app.rendering.prefix import CACHE_REASONS
 from timeline_app.rendering.ttl import TtlStatus
 from timeline_app.selectors.blocks import block_is_compacted
@@ -111,13 +112,26 @@ class RenderIn(StrictSerializer):
     openapi_extra = {"not": {"required": ["system", "system_tokens"]}}
 
     format = serializers.ChoiceField(
-        choices=["anthropic", "openai", "text"], required=False, default="anthropic"
+        choices=list(FORMATS),
+        required=False,
+        default="anthropic",
+        help_text=(
+            "`anthropic` (default), `openai`, `text`: the seed dialect; `anthropic_messages`, "
+            "`openai_responses`, `openai_chat`: the provider's own request body with native tool use, "
+            "in `request` (docs/native-formats.md)"
+        ),
     )
     include_sources = StrictBooleanField(required=False, default=False)
     include_announce = StrictBooleanField(required=False, default=False)
     cache_last = StrictBooleanField(required=False, default=True)
     force_sanitize = StrictBooleanField(required=False, default=False)
-    system = BlockTextField(required=False, help_text="the system prompt, counted (not rendered)")
+    system = BlockTextField(
+        required=False,
+        help_text=(
+            "the system prompt, counted; the native formats also render it (Anthropic `system`, "
+            "Responses `instructions`, a first chat system message)"
+        ),
+    )
     system_tokens = StrictIntegerField(required=False, min_value=0, max_value=10_000_000)
     max_tokens = StrictIntegerField(required=False, min_value=1_000, max_value=10_000_000)
     announce = serializers.ListField(
@@ -199,9 +213,25 @@ class RenderOut(serializers.Serializer[Any]):
     blocks = serializers.ListField(
         source="rendered.blocks",
         child=serializers.DictField(),
-        help_text="content parts, or chat messages (openai)",
+        help_text=(
+            "content parts, or chat messages (openai); native formats: the request's message list "
+            "(`messages` or `input`)"
+        ),
     )
-    cache_points = serializers.ListField(source="rendered.cache_points", child=serializers.IntegerField())
+    cache_points = serializers.ListField(
+        source="rendered.cache_points",
+        child=serializers.IntegerField(),
+        help_text="indices in `blocks` of the parts (native: the messages) carrying `cache_control`",
+    )
+    request = serializers.DictField(
+        source="rendered.request",
+        required=False,
+        help_text=(
+            "native formats only: the SDK call's keyword arguments without `model` (`system` + "
+            "`messages` for messages.create; `input`, `instructions`, `prompt_cache_key` for "
+            "responses.create; `messages`, `prompt_cache_key` for chat.completions.create)"
+        ),
+    )
     tokens = TokensOut(source="rendered.tokens")
     compaction = CompactionOut(allow_null=True)
     pruning = PruningOut(source="*")
@@ -223,6 +253,8 @@ class RenderOut(serializers.Serializer[Any]):
         body = dict(super().to_representation(instance))
         if body.get("debug") is None or not self.context.get("debug"):
             body.pop("debug", None)
+        if body.get("request") is None:
+            body.pop("request", None)
         return body
 
 

@@ -26,6 +26,9 @@ class RenderSettings:
     ttl_keep_recent_turns: int = 6
     summary_max_tokens: int = 800
     split_prefix_max_tokens: int = 400
+    # Native Anthropic format: no cache marker whose prefix is shorter (the provider's minimum
+    # cacheable length; below it the request succeeds and silently caches nothing).
+    cache_min_tokens: int = 1024
 
     @property
     def effective_keep_recent_tokens(self) -> int:
@@ -54,6 +57,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "ttl_keep_recent_turns": (0, 10_000),
     "summary_max_tokens": (50, 32_000),
     "split_prefix_max_tokens": (50, 32_000),
+    "cache_min_tokens": (0, 100_000),
 }
 SETTING_KEYS = tuple(f.name for f in fields(RenderSettings))
 # Public: the API declares these ranges in its OpenAPI schema.

@@ -20,8 +20,16 @@ from timeline_app.domain.blocks import (
 )
 from timeline_app.domain.text import ellipsize
 
-Format = Literal["anthropic", "openai", "text"]
-FORMATS: tuple[str, ...] = ("anthropic", "openai", "text")
+Format = Literal["anthropic", "openai", "text", "anthropic_messages", "openai_responses", "openai_chat"]
+# The seed's dialect (one user message of parts), then the providers' own formats (``native/``).
+FORMATS: tuple[str, ...] = (
+    "anthropic",
+    "openai",
+    "text",
+    "anthropic_messages",
+    "openai_responses",
+    "openai_chat",
+)
 
 # Media types the Anthropic API accepts for base64 images and documents.
 ANTHROPIC_IMAGE_MIMES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})

@@ -28,6 +28,7 @@ from .formats import (
     openai_messages,
     sources_pool_text,
 )
+from .native import NATIVE_FORMATS, render_native
 from .prefix import Prefix, build_prefix, segment_key
 
 NEVER_FILTERED = frozenset({TURN_HEADER, USER_PROMPT, SUMMARY})
@@ -42,6 +43,10 @@ class RenderOptions:
     exclude_contributions: tuple[str, ...] = ()
     include_only_contributions: tuple[str, ...] = ()
     announce: tuple[str, ...] = ()
+    # Native formats only: the system prompt's text (Anthropic: the top-level ``system``; OpenAI:
+    # ``instructions`` or a first system message) and the ``prompt_cache_key`` suggestion.
+    system_text: str = ""
+    prompt_cache_key: str = ""
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -63,6 +68,8 @@ class Rendered:
     marked_seqs: list[int] = field(default_factory=list)
     # The cacheable prefix's fingerprint (``prefix.py``): what the cache explainer compares.
     prefix: Prefix = field(default_factory=Prefix)
+    # Native formats: the SDK call's keyword arguments (``blocks`` is its message list).
+    request: dict[str, Any] | None = None
 
 
 def filter_contributions(
@@ -187,6 +194,27 @@ def render_window(
     }
 
     seed = f"{options.format}|{system_tokens}|{prefix_seed}"
+    if options.format in NATIVE_FORMATS:
+        native = render_native(
+            stable,
+            format=options.format,
+            tail=tail,
+            points=cache_point_indices(stable, settings=settings, cache_last=options.cache_last),
+            system_text=options.system_text,
+            system_tokens=system_tokens,
+            cache_min_tokens=settings.cache_min_tokens,
+            cache_ttl_seconds=settings.cache_ttl_seconds,
+            prompt_cache_key=options.prompt_cache_key,
+        )
+        keyed = [(b, segment_key(b, block_text(b)), native.item_of.get(i, 0)) for i, b in enumerate(stable)]
+        return Rendered(
+            blocks=native.items,
+            cache_points=native.cache_points,
+            tokens=tokens,
+            marked_seqs=native.marked_seqs,
+            prefix=build_prefix(seed, keyed),
+            request=native.request,
+        )
     if options.format == "openai":
         # OpenAI caches prefixes by itself: no markers, no cache points.
         positions: list[int] = []

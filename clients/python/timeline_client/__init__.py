@@ -9,11 +9,14 @@ from timeline_client.contexts import (
     new_context,
 )
 from timeline_client.http import TimelineAPIError, Transport
+from timeline_client.native import NativeRequest
 from timeline_client.timelines import TimelineClient, attachment, is_context_limit_error
+from timeline_client.tool_names import provider_tool_name, timeline_tool_name
 
 __all__ = [
     "Context",
     "Message",
+    "NativeRequest",
     "TimelineAPIError",
     "TimelineClient",
     "Transport",
@@ -23,4 +26,6 @@ __all__ = [
     "is_context_limit_error",
     "list_contexts",
     "new_context",
+    "provider_tool_name",
+    "timeline_tool_name",
 ]

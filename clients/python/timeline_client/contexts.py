@@ -25,6 +25,7 @@ from typing import Any, Protocol
 from urllib.parse import quote
 
 from timeline_client.http import TimelineAPIError
+from timeline_client.native import NATIVE_FORMATS, NativeRequest
 
 IMPORT_CHUNK = 100
 ADDED_FIELDS = ("timestamp", "message_id")
@@ -217,8 +218,12 @@ class Context:
         return self._http.request("GET", f"{self.path}/")  # type: ignore[no-any-return]
 
     def render(self, **options: Any) -> dict[str, Any]:
-        """``POST …/render/`` for this context (``format="openai"`` gives chat messages)."""
-        return self._http.request("POST", f"{self.path}/render/", json=options)  # type: ignore[no-any-return]
+        """``POST …/render/`` for this context (``format="openai"`` gives chat messages; a native
+        format, the SDK call's keyword arguments as a ``NativeRequest``)."""
+        answer = self._http.request("POST", f"{self.path}/render/", json=options)
+        if options.get("format") in NATIVE_FORMATS:
+            return NativeRequest(answer)
+        return answer  # type: ignore[no-any-return]
 
     # -- changing the view
 

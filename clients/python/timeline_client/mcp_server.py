@@ -80,7 +80,9 @@ RENDER_DESCRIPTION = """\
 Render the context as the model sees it now: the latest summary (if compacted), then the \
 visible blocks with their paths, hidden blocks as their replacement text. format "text" (the \
 default) gives readable text with cache points marked =>[k]; "anthropic" gives the content \
-parts of the user message, "openai" chat messages, each as JSON with token counts. Rendering \
+parts of the user message, "openai" chat messages, each as JSON with token counts; \
+"anthropic_messages", "openai_responses" and "openai_chat" the provider's own request body with \
+native tool use (the SDK call's keyword arguments in "request"). Rendering \
 may compact the context when it is over its token threshold."""
 
 _READ_ONLY = ToolAnnotations(
@@ -183,11 +185,19 @@ def build_server(client: TimelineClient, conversation: str, context: str = "main
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
         structured_output=False,
     )
-    def timeline_render(format: Literal["text", "anthropic", "openai"] = "text") -> str:
+    def timeline_render(
+        format: Literal[
+            "text", "anthropic", "openai", "anthropic_messages", "openai_responses", "openai_chat"
+        ] = "text",
+    ) -> str:
         debug = {"debug": True} if format == "text" else {}
         rendered = _call(lambda: client.render(conversation, context=context, format=format, **debug))
         if format == "text":
             return str(rendered.get("debug", ""))
+        if format in ("anthropic_messages", "openai_responses", "openai_chat"):
+            answer = getattr(rendered, "render", rendered)
+            shown = {"request": dict(rendered), **{k: answer.get(k) for k in ("tokens", "compaction")}}
+            return json.dumps(shown, ensure_ascii=False, indent=1)
         shown = {key: rendered.get(key) for key in ("blocks", "cache_points", "tokens", "compaction")}
         return json.dumps(shown, ensure_ascii=False, indent=1)
 

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 import httpx
 
 from timeline_client.http import Transport
+from timeline_client.native import NATIVE_FORMATS, NativeRequest
 
 T = TypeVar("T")
 
@@ -149,8 +150,17 @@ class TimelineClient:
         """Render for the next model call. Options: ``format``, ``include_sources``, ``include_announce``,
         ``cache_last``, ``force_sanitize``, ``system`` or ``system_tokens``, ``max_tokens``, ``announce``,
         ``exclude_contributions``, ``include_only_contributions``, ``now``, ``debug`` (text format: add the
-        stream with its cache marks)."""
-        return self.transport.request("POST", self._path(conversation, context, "render/"), json=options)  # type: ignore[no-any-return]
+        stream with its cache marks).
+
+        With a native format (``anthropic_messages``, ``openai_responses``, ``openai_chat``) the answer
+        is a :class:`NativeRequest`: the SDK call's keyword arguments, ready for
+        ``anthropic.messages.create(model=…, max_tokens=…, tools=…, **kwargs)`` (or ``responses.create``,
+        ``chat.completions.create``), with the whole render answer in ``.render``. Declare your tools
+        under ``provider_tool_name(name)`` (``timeline_client.tool_names``)."""
+        answer = self.transport.request("POST", self._path(conversation, context, "render/"), json=options)
+        if options.get("format") in NATIVE_FORMATS:
+            return NativeRequest(answer)
+        return answer  # type: ignore[no-any-return]
 
     def compact(
         self, conversation: str, *, force: bool = False, wait: bool = False, context: str = "main"

@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from timeline_app.benchmarks import load
+from timeline_app.benchmarks import formats, load
 
 SUITES = ("append", "engine", "compaction", "storage", "export")
 
@@ -24,7 +24,16 @@ class Command(BaseCommand):
     help = "Run a benchmark and print medians and ratios against a baseline measured in the same run."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("suite", choices=[*SUITES, "all", "load"])
+        parser.add_argument("suite", choices=[*SUITES, "all", "load", "formats"])
+        formats = parser.add_argument_group("formats", "bench formats: native renders of random timelines")
+        formats.add_argument("--timelines", type=int, default=1_000, help="random timelines (default 1000)")
+        formats.add_argument("--seed", type=int, default=0, help="the first timeline's seed (default 0)")
+        formats.add_argument(
+            "--sdk-every",
+            type=int,
+            default=10,
+            help="check the SDK request types on every k-th timeline (0: never)",
+        )
         load = parser.add_argument_group("load", "bench load: simulated agents against a running stack")
         load.add_argument("--url", default="http://127.0.0.1:8000", help="the stack (loopback only)")
         load.add_argument("--agents", type=int, default=16, help="concurrent agents (default 16)")
@@ -42,6 +51,16 @@ class Command(BaseCommand):
             )
         if options["suite"] == "load":
             self.load(options)
+            return
+        if options["suite"] == "formats":
+            if not 1 <= options["timelines"] <= 10_000_000:
+                raise CommandError("--timelines must be 1..10000000")
+            formats.run(
+                self.stdout.write,
+                timelines=options["timelines"],
+                seed=options["seed"],
+                sdk_every=options["sdk_every"],
+            )
             return
         suites = SUITES if options["suite"] == "all" else (options["suite"],)
         for suite in suites:

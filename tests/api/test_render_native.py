@@ -1,0 +1,107 @@
+"""``format`` ``anthropic_messages``, ``openai_responses``, ``openai_chat`` over HTTP, for the main
+context and a named one: the request body is valid for the provider and ready for the SDK."""
+
+import json
+
+import pytest
+
+from timeline_app.benchmarks.sdk_types import sdk_type_errors
+from timeline_app.rendering.native.validate import violations
+
+pytestmark = pytest.mark.django_db
+BASE = "/api/v1/conversations/c1"
+NATIVE = ("anthropic_messages", "openai_responses", "openai_chat")
+
+
+def _tool_round(owner, *, call_id: str, result: bool) -> None:
+    call = {"tool_id": "web_tools.web_search", "tool_call_id": call_id, "params": {"q": "food"}}
+    blocks = [
+        {
+            "type": "react.tool.call",
+            "turn_id": "turn_1",
+            "mime": "application/json",
+            "text": json.dumps(call),
+            "meta": {"tool_call_id": call_id},
+        }
+    ]
+    if result:
+        blocks.append(
+            {
+                "type": "react.tool.result",
+                "turn_id": "turn_1",
+                "mime": "application/json",
+                "text": '{"ok": true}',
+                "meta": {"tool_call_id": call_id},
+            }
+        )
+    assert owner.post(f"{BASE}/blocks/", {"blocks": blocks}).status_code == 201
+
+
+@pytest.mark.parametrize("fmt", NATIVE)
+def test_a_native_render_of_the_main_context_is_a_valid_sdk_request(owner, conversation, fmt):
+    owner.post(f"{BASE}/turns/", {"turn_id": "turn_1", "prompt": "Find food in Wuppertal"})
+    _tool_round(owner, call_id="tc_a", result=True)
+    _tool_round(owner, call_id="tc_b", result=False)
+    answer = owner.post(f"{BASE}/render/", {"format": fmt, "system": "You are an agent."})
+    assert answer.status_code == 200, answer.content
+    body = answer.json()
+    request = body["request"]
+    assert violations(fmt, request) == []
+    assert sdk_type_errors(fmt, request) == []
+    assert body["blocks"] == request.get("messages", request.get("input"))
+    text = json.dumps(request)
+    assert "web_tools-2eweb_search" in text and "no result stored for tool call tc_b" in text
+    if fmt == "anthropic_messages":
+        assert request["system"][0]["text"] == "You are an agent."
+    else:
+        assert request["prompt_cache_key"].startswith("tl-")
+    again = owner.post(f"{BASE}/render/", {"format": fmt, "system": "You are an agent."}).json()
+    assert again["request"] == request
+
+
+def test_the_prompt_cache_key_is_per_context(owner, conversation):
+    owner.post(f"{BASE}/contexts/attempt_a/messages/", {"messages": [{"role": "user", "content": "hi"}]})
+    owner.post(f"{BASE}/turns/", {"turn_id": "turn_1", "prompt": "hi"})
+    main = owner.post(f"{BASE}/render/", {"format": "openai_chat"}).json()["request"]["prompt_cache_key"]
+    named = owner.post(f"{BASE}/contexts/attempt_a/render/", {"format": "openai_chat"}).json()
+    assert named["request"]["prompt_cache_key"] != main
+
+
+@pytest.mark.parametrize("fmt", NATIVE)
+def test_a_named_context_renders_its_messages_natively(owner, conversation, fmt):
+    messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "2+2?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "calc.add", "arguments": '{"a": 2, "b": 2}'},
+                },
+                {
+                    "id": "call_2",
+                    "type": "function",
+                    "function": {"name": "calc.add", "arguments": '{"a": 1, "b": 1}'},
+                },
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": "4"},
+    ]
+    assert owner.post(f"{BASE}/contexts/attempt_a/messages/", {"messages": messages}).status_code == 201
+    answer = owner.post(f"{BASE}/contexts/attempt_a/render/", {"format": fmt})
+    assert answer.status_code == 200, answer.content
+    request = answer.json()["request"]
+    assert violations(fmt, request) == [] and sdk_type_errors(fmt, request) == []
+    if fmt == "anthropic_messages":
+        assert request["system"] == [{"type": "text", "text": "Be brief."}]
+        assert [m["role"] for m in request["messages"]] == ["user", "assistant", "user"]
+        assert [c["tool_use_id"] for c in request["messages"][2]["content"]] == ["call_1", "call_2"]
+
+
+def test_an_unknown_format_is_a_400(owner, conversation):
+    answer = owner.post(f"{BASE}/render/", {"format": "anthropic_message"})
+    assert answer.status_code == 400
+    assert answer.json()["error"]["details"]["format"]

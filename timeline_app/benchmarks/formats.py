@@ -1,0 +1,76 @@
+"""``manage.py bench formats --timelines N``: render N random timelines (``timelines.py``: every
+state a history can be in) in each native format; print the violations of the providers' rules
+(``rendering/native/validate.py``) and of the SDKs' request types, and the render time per format.
+Goal: 0 violations."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+from timeline_app.benchmarks.timelines import random_timeline
+from timeline_app.domain.settings import RenderSettings
+from timeline_app.rendering.native import NATIVE_FORMATS
+from timeline_app.rendering.native.validate import violations
+from timeline_app.rendering.pipeline import RenderOptions, render_window
+
+
+def run(write: Callable[[str], None], *, timelines: int = 1_000, seed: int = 0, sdk_every: int = 10) -> None:
+    try:
+        from timeline_app.benchmarks.sdk_types import sdk_type_errors
+    except ImportError:  # the SDKs are a dev extra (openai) or missing
+        sdk_type_errors = None  # type: ignore[assignment]
+    seconds: dict[str, list[float]] = {f: [] for f in NATIVE_FORMATS}
+    broken: dict[str, int] = dict.fromkeys(NATIVE_FORMATS, 0)
+    rejected: dict[str, int] = dict.fromkeys(NATIVE_FORMATS, 0)
+    checked = 0
+    first: list[str] = []
+    blocks_total = 0
+    for n in range(timelines):
+        rng = random.Random(seed + n)
+        blocks = random_timeline(rng)
+        blocks_total += len(blocks)
+        settings = RenderSettings(
+            cache_ttl_seconds=rng.choice([300, 3600]), cache_min_tokens=rng.choice([0, 1024])
+        )
+        sdk = sdk_type_errors is not None and sdk_every > 0 and n % sdk_every == 0
+        checked += sdk
+        for fmt in NATIVE_FORMATS:
+            options = RenderOptions(
+                format=fmt,  # type: ignore[arg-type]
+                include_announce=rng.random() < 0.3,
+                announce=("budget: 3 calls",),
+                system_text=rng.choice(["", "You are an agent. " * 50]),
+                prompt_cache_key="tl-bench",
+            )
+            start = time.perf_counter()
+            rendered = render_window(
+                blocks, settings=settings, options=options, system_tokens=rng.randint(0, 3000)
+            )
+            seconds[fmt].append(time.perf_counter() - start)
+            request = rendered.request or {}
+            found = violations(fmt, request)
+            if found:
+                broken[fmt] += 1
+                if len(first) < 5:
+                    first.append(f"timeline {seed + n} {fmt}: {found[0]}")
+            if sdk and sdk_type_errors is not None and sdk_type_errors(fmt, request):
+                rejected[fmt] += 1
+                if len(first) < 5:
+                    first.append(f"timeline {seed + n} {fmt}: rejected by the SDK request types")
+    write(
+        f"bench formats: {timelines:,} random timelines (seeds {seed}..{seed + timelines - 1}, "
+        f"{blocks_total / max(timelines, 1):.0f} blocks on average); SDK types checked on {checked:,}"
+        + ("" if sdk_type_errors is not None else " (SDKs not installed)")
+    )
+    for fmt in NATIVE_FORMATS:
+        times = sorted(seconds[fmt])
+        p99 = times[min(len(times) - 1, int(len(times) * 0.99))] if times else 0.0
+        write(
+            f"  {fmt:<20} rule violations {broken[fmt]:>5}   SDK type errors {rejected[fmt]:>5}   "
+            f"render median {statistics.median(times) * 1000 if times else 0:.2f} ms, p99 {p99 * 1000:.2f} ms"
+        )
+    for line in first:
+        write(f"  first: {line}")

@@ -1,0 +1,152 @@
+"""``anthropic_messages``: ``system`` + ``messages`` for ``client.messages.create`` (pure).
+
+System texts (the request's ``system`` and a named context's system messages) go to the top-level
+``system``; the remaining messages merge by role so they alternate, starting with ``user``. Cache
+markers (``cache_control``) sit on the native content blocks of the seed's three cache points, at
+most four in the request with the system's, none whose prefix is shorter than ``cache_min_tokens``,
+``"ttl": "1h"`` when the TTL setting is an hour or more (all markers then carry it, so 1-hour
+entries never follow 5-minute ones).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from timeline_app.domain.blocks import Block
+
+from ..formats import ANTHROPIC_DOCUMENT_MIMES, ANTHROPIC_IMAGE_MIMES
+from .conversation import CONTINUES_TEXT, Content, Conversation, Entry, Media, Text, ToolResult, ToolUse
+
+MAX_MARKERS = 4
+ONE_HOUR = 3600
+
+
+def cache_control(ttl_seconds: int) -> dict[str, str]:
+    return {"type": "ephemeral", "ttl": "1h"} if ttl_seconds >= ONE_HOUR else {"type": "ephemeral"}
+
+
+def _content_block(part: Content) -> dict[str, Any]:
+    if isinstance(part, Media):
+        if part.url and part.kind == "image":
+            return {"type": "image", "source": {"type": "url", "url": part.url}}
+        allowed = ANTHROPIC_IMAGE_MIMES if part.kind == "image" else ANTHROPIC_DOCUMENT_MIMES
+        if part.data and part.mime in allowed:
+            source = {"type": "base64", "media_type": part.mime, "data": part.data}
+            return {"type": part.kind, "source": source}
+        return {"type": "text", "text": part.placeholder}
+    return {"type": "text", "text": part.text}
+
+
+def _entry_block(entry: Entry) -> dict[str, Any]:
+    if isinstance(entry, ToolUse):
+        return {"type": "tool_use", "id": entry.id, "name": entry.name, "input": entry.input}
+    if isinstance(entry, ToolResult):
+        out: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": entry.id,
+            "content": [_content_block(c) for c in entry.content],
+        }
+        if entry.is_error:
+            out["is_error"] = True
+        return out
+    return _content_block(entry)
+
+
+def _origins(entry: Entry) -> tuple[int, ...]:
+    if isinstance(entry, ToolResult):
+        return entry.origins
+    return (entry.origin,) if entry.origin >= 0 else ()
+
+
+@dataclass(frozen=True)
+class AnthropicRender:
+    request: dict[str, Any]
+    # Indices in ``messages`` of the messages holding a marker, and the seqs of the marked blocks.
+    cache_points: list[int]
+    marked_seqs: list[int]
+    # For each stable block index, the index of the message its content landed in.
+    message_of: dict[int, int]
+
+
+def anthropic_request(
+    conversation: Conversation,
+    stable: Sequence[Block],
+    *,
+    points: Sequence[int],
+    system_text: str,
+    system_tokens: int,
+    cache_min_tokens: int,
+    cache_ttl_seconds: int,
+) -> AnthropicRender:
+    """The request body, with markers on the blocks at the stable indices ``points``."""
+    system: list[dict[str, Any]] = [{"type": "text", "text": system_text}] if system_text.strip() else []
+    system_origin_tokens = 0
+    # (role, [(block, origins)]) after moving system texts out and merging by role.
+    merged: list[tuple[str, list[tuple[dict[str, Any], tuple[int, ...]]]]] = []
+    for message in conversation.messages:
+        if message.role == "system":
+            for entry in message.content:
+                if isinstance(entry, Text):
+                    system.append({"type": "text", "text": entry.text})
+                    system_origin_tokens += sum(stable[o].effective_tokens for o in _origins(entry))
+            continue
+        items = [(_entry_block(e), _origins(e)) for e in message.content]
+        if merged and merged[-1][0] == message.role:
+            merged[-1][1].extend(items)
+        else:
+            merged.append((message.role, items))
+    if merged and merged[0][0] == "assistant":
+        merged.insert(0, ("user", [({"type": "text", "text": CONTINUES_TEXT}, ())]))
+
+    # Where each stable block's content ends, in final order, and the prefix tokens there.
+    final: dict[int, tuple[int, int]] = {}
+    cumulative: dict[tuple[int, int], int] = {}
+    running = system_tokens + system_origin_tokens
+    counted: set[int] = set()
+    for m, (_, items) in enumerate(merged):
+        for e, (_, origins) in enumerate(items):
+            for origin in origins:
+                final[origin] = (m, e)
+                if origin not in counted:
+                    counted.add(origin)
+                    running += stable[origin].effective_tokens
+            cumulative[(m, e)] = running
+
+    control = cache_control(cache_ttl_seconds)
+    markers = 0
+    if system and system_tokens + system_origin_tokens >= max(cache_min_tokens, 1):
+        system[-1]["cache_control"] = dict(control)
+        markers += 1
+    targets: list[tuple[tuple[int, int], int]] = []
+    best: tuple[int, int] | None = None
+    best_seq = -1
+    wanted = set(points)
+    for index in range(len(stable)):
+        at = final.get(index)
+        if at is not None and (best is None or at > best):
+            best, best_seq = at, stable[index].seq
+        if index in wanted and best is not None and all(best != t for t, _ in targets):
+            targets.append((best, best_seq))
+    cache_points: list[int] = []
+    marked: list[int] = []
+    for (m, e), seq in sorted(targets):
+        if markers >= MAX_MARKERS or cumulative[(m, e)] < cache_min_tokens:
+            continue
+        merged[m][1][e][0]["cache_control"] = dict(control)
+        markers += 1
+        if m not in cache_points:
+            cache_points.append(m)
+        marked.append(seq)
+
+    messages = [{"role": role, "content": [block for block, _ in items]} for role, items in merged]
+    request: dict[str, Any] = {"messages": messages}
+    if system:
+        request["system"] = system
+    return AnthropicRender(
+        request=request,
+        cache_points=cache_points,
+        marked_seqs=marked,
+        message_of={origin: m for origin, (m, _) in final.items()},
+    )

@@ -1,0 +1,426 @@
+"""The stable stream as a provider-neutral conversation with native tool use (pure).
+
+Each block becomes events (user content, assistant text, a tool call, a tool result, a system
+text); :func:`build_conversation` then pairs calls and results into alternating user / assistant
+messages that every provider accepts:
+
+* an assistant message holds the texts and ``tool_use`` entries of a run of assistant-side blocks;
+* the next user message starts with one result per call of that message, in call order: the
+  call's result blocks wherever they are stored later in the window (parallel calls, results out
+  of order, a result stored after other rounds), or, when none is stored, a synthetic error result
+  saying so (:data:`MISSING_RESULT`);
+* a result whose call is not in the window (or that comes before it) is user text, never an orphan
+  result;
+* every tool-use id is unique in the request (``tool_names.provider_tool_id``) and every tool
+  name matches the providers' pattern (``tool_names.provider_tool_name``).
+
+System texts (messages of role ``system`` in a named context) stay in place as ``system``
+messages; the Anthropic format moves them to the top-level ``system``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from timeline_app.domain.block_text import block_text
+from timeline_app.domain.blocks import (
+    ASSISTANT_COMPLETION,
+    NOTES,
+    PLAN,
+    PLAN_ACK,
+    TOOL_CALL,
+    TOOL_RESULT,
+    Block,
+)
+from timeline_app.domain.messages import message_text
+
+from ..formats import openai_message
+from .tool_names import provider_tool_id, provider_tool_name
+
+MISSING_RESULT = "[no result stored for tool call {call_id}: the call crashed or its result is still pending]"
+EMPTY_RESULT = "(empty result)"
+CONTINUES_TEXT = "[conversation continues]"
+ASSISTANT_TYPES = frozenset({NOTES, ASSISTANT_COMPLETION, PLAN, PLAN_ACK, "message.assistant"})
+ERROR_STATUSES = frozenset({"error", "failed", "failure"})
+
+Role = Literal["user", "assistant", "system"]
+
+
+@dataclass(frozen=True)
+class Text:
+    text: str
+    origin: int = -1
+
+
+@dataclass(frozen=True)
+class Media:
+    """An image or a document: base64 ``data`` of ``mime``, or an http(s) ``url`` (images)."""
+
+    kind: Literal["image", "document"]
+    mime: str
+    data: str = ""
+    url: str = ""
+    filename: str = ""
+    placeholder: str = ""
+    origin: int = -1
+
+
+Content = Text | Media
+
+
+@dataclass(frozen=True)
+class ToolUse:
+    id: str
+    name: str
+    input: dict[str, Any]
+    arguments: str
+    origin: int = -1
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    id: str
+    content: tuple[Content, ...]
+    is_error: bool
+    origins: tuple[int, ...] = ()
+    synthetic: bool = False
+
+
+Entry = Text | Media | ToolUse | ToolResult
+
+
+@dataclass
+class Message:
+    role: Role
+    content: list[Entry] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class _Event:
+    kind: Literal["user", "assistant", "call", "result", "system"]
+    origin: int
+    content: tuple[Content, ...] = ()
+    call_id: str = ""
+    name: str = ""
+    input: dict[str, Any] = field(default_factory=dict)
+    is_error: bool = False
+    orphan_text: str = ""
+
+
+def _media_of(block: Block, origin: int) -> list[Content]:
+    if not block.data or block.hidden:
+        return []
+    kind: Literal["image", "document"] = "image" if block.mime.startswith("image/") else "document"
+    name = block.meta.get("name")
+    tag = "image" if kind == "image" else "document"
+    return [
+        Media(
+            kind=kind,
+            mime=block.mime,
+            data=block.data,
+            filename=name if isinstance(name, str) and name else f"block-{block.seq}",
+            placeholder=f"<{tag} media_type={block.mime} b64_len={len(block.data)}>",
+            origin=origin,
+        )
+    ]
+
+
+def _texts(text: str, origin: int) -> list[Content]:
+    return [Text(text, origin)] if text.strip() else []
+
+
+def _is_error(block: Block) -> bool:
+    if block.meta.get("is_error") is True or block.meta.get("status") in ERROR_STATUSES:
+        return True
+    if block.mime == "application/json" and block.text.lstrip().startswith("{"):
+        try:
+            value = json.loads(block.text)
+        except ValueError:
+            return False
+        return isinstance(value, dict) and value.get("status") in ERROR_STATUSES
+    return False
+
+
+def _call_of(block: Block) -> tuple[str, dict[str, Any]]:
+    """The tool name and input of a ``react.tool.call`` block (seed 000: ``tool_id``, ``params``)."""
+    parsed: Any = None
+    try:
+        parsed = json.loads(block.text) if block.text else None
+    except ValueError:
+        parsed = None
+    meta_name = block.meta.get("tool_id") or block.meta.get("name")
+    name = ""
+    params: Any = None
+    if isinstance(parsed, dict):
+        name = str(parsed.get("tool_id") or parsed.get("name") or "")
+        params = parsed.get("params", parsed.get("input", parsed.get("arguments")))
+    elif block.text:
+        params = {"text": block.text}
+    if not name:
+        name = str(meta_name) if meta_name else "unknown_tool"
+    if block.hidden:
+        return name, {}
+    if params is None:
+        return name, {}
+    return name, params if isinstance(params, dict) else {"params": params}
+
+
+def _image_url_media(url: str, origin: int) -> Media | None:
+    if url.startswith("data:") and ";base64," in url:
+        head, data = url[5:].split(";base64,", 1)
+        return Media(
+            kind="image" if head.startswith("image/") else "document",
+            mime=head,
+            data=data,
+            filename=f"image-{origin}",
+            placeholder=f"<image media_type={head} b64_len={len(data)}>",
+            origin=origin,
+        )
+    if url.startswith(("http://", "https://")):
+        return Media(kind="image", mime="", url=url, placeholder=f"[image: {url}]", origin=origin)
+    return None
+
+
+def _message_content(content: Any, origin: int) -> list[Content]:
+    """An OpenAI message's content as neutral content (text, images, files; the rest as text)."""
+    if isinstance(content, str):
+        return _texts(content, origin)
+    out: list[Content] = []
+    for part in content if isinstance(content, list) else []:
+        if not isinstance(part, Mapping):
+            continue
+        kind = part.get("type")
+        if kind == "text":
+            out.extend(_texts(str(part.get("text", "")), origin))
+            continue
+        if kind == "image_url":
+            image = part.get("image_url")
+            media = (
+                _image_url_media(str(image.get("url", "")), origin) if isinstance(image, Mapping) else None
+            )
+            if media is not None:
+                out.append(media)
+                continue
+        if kind == "file":
+            file = part.get("file")
+            data = file.get("file_data") if isinstance(file, Mapping) else None
+            if isinstance(data, str) and data.startswith("data:application/pdf;base64,"):
+                filename = file.get("filename") if isinstance(file, Mapping) else None
+                payload = data.split(",", 1)[1]
+                out.append(
+                    Media(
+                        kind="document",
+                        mime="application/pdf",
+                        data=payload,
+                        filename=filename if isinstance(filename, str) and filename else f"file-{origin}",
+                        placeholder=f"<document media_type=application/pdf b64_len={len(payload)}>",
+                        origin=origin,
+                    )
+                )
+                continue
+        out.extend(_texts(message_text({"content": [part]}), origin))
+    return out
+
+
+def _message_events(block: Block, message: dict[str, Any], origin: int) -> list[_Event]:
+    role = message.get("role")
+    content = message.get("content")
+    if role == "system":
+        return [_Event("system", origin, tuple(_message_content(content, origin)))]
+    if role == "tool":
+        call_id = str(message.get("tool_call_id") or "")
+        parts = _message_content(content, origin)
+        orphan = f"[tool result {call_id}]\n{message_text({'content': content})}".rstrip()
+        return [_Event("result", origin, tuple(parts), call_id=call_id, orphan_text=orphan)]
+    if role == "assistant":
+        events = [_Event("assistant", origin, tuple(_message_content(content, origin)))]
+        refusal = message.get("refusal")
+        if isinstance(refusal, str) and refusal:
+            events.append(_Event("assistant", origin, tuple(_texts(f"[refusal] {refusal}", origin))))
+        for call in message.get("tool_calls") or []:
+            if not isinstance(call, Mapping):
+                continue
+            function = call.get("function") if isinstance(call.get("function"), Mapping) else {}
+            arguments = function.get("arguments", "") if isinstance(function, Mapping) else ""
+            try:
+                parsed = json.loads(arguments) if isinstance(arguments, str) and arguments else {}
+            except ValueError:
+                parsed = {"arguments": arguments}
+            name = function.get("name") if isinstance(function, Mapping) else None
+            events.append(
+                _Event(
+                    "call",
+                    origin,
+                    call_id=str(call.get("id") or ""),
+                    name=str(name) if name else "unknown_tool",
+                    input=parsed if isinstance(parsed, dict) else {"arguments": parsed},
+                )
+            )
+        return [e for e in events if e.kind == "call" or e.content]
+    return [_Event("user", origin, tuple(_message_content(content, origin)))]
+
+
+def block_events(block: Block, origin: int) -> list[_Event]:
+    """What one block of the stable stream contributes to the conversation."""
+    stored = openai_message(block)
+    if stored is not None:
+        return _message_events(block, stored, origin)
+    if block.type == TOOL_CALL:
+        name, params = _call_of(block)
+        events = []
+        if block.hidden:
+            # A hidden call keeps its pair; its replacement text is visible before it.
+            events.append(_Event("assistant", origin, tuple(_texts(block_text(block), origin))))
+        events.append(_Event("call", origin, call_id=block.tool_call_id, name=name, input=params))
+        return events
+    if block.type == TOOL_RESULT and block.tool_call_id:
+        text = block_text(block)
+        parts: list[Content] = [*_texts(text, origin), *_media_of(block, origin)]
+        return [
+            _Event(
+                "result",
+                origin,
+                tuple(parts),
+                call_id=block.tool_call_id,
+                is_error=_is_error(block),
+                orphan_text=text,
+            )
+        ]
+    if block.type in ASSISTANT_TYPES or block.author == "assistant":
+        text = block.text if not block.hidden else block_text(block)
+        return [_Event("assistant", origin, tuple(_texts(text, origin)))] if text.strip() else []
+    parts = [*_texts(block_text(block), origin), *_media_of(block, origin)]
+    return [_Event("user", origin, tuple(parts))] if parts else []
+
+
+# ---------------------------------------------------------------- pairing
+
+
+@dataclass
+class Conversation:
+    messages: list[Message]
+    # For each stable block index, where its last content landed: (message, entry) or None.
+    positions: dict[int, tuple[int, int]]
+
+
+def _result_owners(events: Sequence[_Event]) -> dict[int, list[int]]:
+    """For each call event, the result events it answers: same call id, after it and before the
+    next call with that id."""
+    owners: dict[int, list[int]] = {}
+    open_call: dict[str, int] = {}
+    for index, event in enumerate(events):
+        if event.kind == "call" and event.call_id:
+            open_call[event.call_id] = index
+            owners[index] = []
+        elif event.kind == "result" and event.call_id in open_call:
+            owners[open_call[event.call_id]].append(index)
+    return owners
+
+
+def build_conversation(events: Sequence[_Event]) -> Conversation:
+    """Alternating messages with every call answered at the head of the next user message.
+
+    The results of a round are the run of result events where the round ends; a call with none
+    there takes its first result stored later (a late result); any other result event renders as
+    user text where it is stored. So appending blocks never changes an earlier message, except
+    the one whose call was answered by a synthetic result until its real result arrived.
+    """
+    owners = _result_owners(events)
+    messages: list[Message] = []
+    pending: list[tuple[ToolUse, int]] = []
+    taken: set[int] = set()
+    taken_ids: set[str] = set()
+    positions: dict[int, tuple[int, int]] = {}
+
+    def place(entry: Entry, origins: Sequence[int]) -> None:
+        at = (len(messages) - 1, len(messages[-1].content))
+        messages[-1].content.append(entry)
+        for origin in origins:
+            if origin >= 0:
+                positions[origin] = at
+
+    def open_message(role: Role) -> None:
+        if messages and messages[-1].role == role:
+            return
+        messages.append(Message(role))
+
+    def flush(at_index: int) -> None:
+        """Answer every call of the open assistant message at the head of a user message."""
+        if not pending:
+            return
+        run = set()
+        k = at_index
+        while k < len(events) and events[k].kind == "result":
+            run.add(k)
+            k += 1
+        messages.append(Message("user"))
+        for use, at in pending:
+            candidates = [j for j in owners.get(at, []) if j not in taken]
+            mine = [j for j in candidates if j in run] or [j for j in candidates if j >= at_index][:1]
+            taken.update(mine)
+            results = [events[j] for j in mine]
+            if results:
+                content = tuple(c for r in results for c in r.content) or (Text(EMPTY_RESULT),)
+                result = ToolResult(
+                    id=use.id,
+                    content=content,
+                    is_error=any(r.is_error for r in results),
+                    origins=tuple(r.origin for r in results),
+                )
+            else:
+                missing = MISSING_RESULT.format(call_id=events[at].call_id or use.id)
+                result = ToolResult(id=use.id, content=(Text(missing),), is_error=True, synthetic=True)
+            place(result, result.origins)
+        pending.clear()
+
+    for index, event in enumerate(events):
+        if event.kind == "assistant":
+            open_message("assistant")
+            for part in event.content:
+                place(part, [event.origin])
+        elif event.kind == "call":
+            open_message("assistant")
+            use = ToolUse(
+                id=provider_tool_id(event.call_id or f"call_{index}", taken_ids),
+                name=provider_tool_name(event.name),
+                input=event.input,
+                arguments=json.dumps(event.input, sort_keys=True, ensure_ascii=False),
+                origin=event.origin,
+            )
+            place(use, [event.origin])
+            pending.append((use, index))
+        elif index in taken:
+            continue
+        else:
+            flush(index)
+            if index in taken:
+                continue
+            if event.kind == "system":
+                if not event.content:
+                    continue
+                messages.append(Message("system"))
+                content: Sequence[Content] = event.content
+            else:
+                open_message("user")
+                content = event.content if event.kind == "user" else _texts(event.orphan_text, event.origin)
+            for part in content:
+                place(part, [event.origin])
+    flush(len(events))
+    return Conversation(messages=messages, positions=positions)
+
+
+def stream_conversation(stable: Sequence[Block], tail: Sequence[str] = ()) -> Conversation:
+    """The stable blocks, then the tail texts (sources pool, announce) as user text at the end."""
+    events: list[_Event] = []
+    for index, block in enumerate(stable):
+        events.extend(block_events(block, index))
+    for text in tail:
+        if text.strip():
+            events.append(_Event("user", -1, (Text(text),)))
+    return build_conversation(events)

@@ -1,0 +1,104 @@
+"""``openai_responses``: ``input`` items for ``client.responses.create`` (pure).
+
+User content → a ``user`` message of ``input_text`` / ``input_image`` / ``input_file`` parts;
+assistant text → an ``assistant`` message; a tool call → a ``function_call`` item (``arguments`` a
+JSON string); its result → a ``function_call_output`` item right after the calls of its round;
+system texts stay in place as ``system`` messages. No cache markers: OpenAI caches prefixes by
+itself (the caller adds a stable ``prompt_cache_key``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..formats import OPENAI_FILE_MIMES, OPENAI_IMAGE_MIMES
+from .conversation import Content, Conversation, Media, Text, ToolResult, ToolUse
+
+
+def input_part(part: Content) -> dict[str, Any]:
+    if isinstance(part, Media):
+        if part.kind == "image" and part.url:
+            return {"type": "input_image", "image_url": part.url, "detail": "auto"}
+        if part.kind == "image" and part.mime in OPENAI_IMAGE_MIMES and part.data:
+            return {
+                "type": "input_image",
+                "image_url": f"data:{part.mime};base64,{part.data}",
+                "detail": "auto",
+            }
+        if part.kind == "document" and part.mime in OPENAI_FILE_MIMES and part.data:
+            return {
+                "type": "input_file",
+                "filename": part.filename,
+                "file_data": f"data:{part.mime};base64,{part.data}",
+            }
+        return {"type": "input_text", "text": part.placeholder}
+    return {"type": "input_text", "text": part.text}
+
+
+def result_output(result: ToolResult, *, rich: bool) -> str | list[dict[str, Any]]:
+    """A result's output: its text (``[error]`` first when it failed), or parts with media."""
+    texts = [c.text for c in result.content if isinstance(c, Text)]
+    prefix = "[error] " if result.is_error and not result.synthetic else ""
+    if rich and any(isinstance(c, Media) for c in result.content):
+        parts = [input_part(c) for c in result.content]
+        if prefix:
+            parts.insert(0, {"type": "input_text", "text": prefix.strip()})
+        return parts
+    shown = [c.text if isinstance(c, Text) else c.placeholder for c in result.content] if not rich else texts
+    return prefix + "\n\n".join(shown)
+
+
+def responses_input(conversation: Conversation) -> tuple[list[dict[str, Any]], dict[int, int]]:
+    """The ``input`` items, and for each stable block index the index of its (last) item."""
+    items: list[dict[str, Any]] = []
+    item_of: dict[int, int] = {}
+
+    def note(origins: tuple[int, ...] | list[int]) -> None:
+        for origin in origins:
+            if origin >= 0:
+                item_of[origin] = len(items) - 1
+
+    def flush_texts(texts: list[Text]) -> None:
+        if texts:
+            items.append({"role": "assistant", "content": "\n\n".join(t.text for t in texts)})
+            note([t.origin for t in texts])
+            texts.clear()
+
+    for message in conversation.messages:
+        if message.role == "assistant":
+            texts: list[Text] = []
+            for entry in message.content:
+                if isinstance(entry, ToolUse):
+                    flush_texts(texts)
+                    items.append(
+                        {
+                            "type": "function_call",
+                            "call_id": entry.id,
+                            "name": entry.name,
+                            "arguments": entry.arguments,
+                        }
+                    )
+                    note([entry.origin])
+                elif isinstance(entry, Text):
+                    texts.append(entry)
+            flush_texts(texts)
+            continue
+        parts: list[dict[str, Any]] = []
+        origins: list[int] = []
+        for entry in message.content:
+            if isinstance(entry, ToolResult):
+                items.append(
+                    {
+                        "type": "function_call_output",
+                        "call_id": entry.id,
+                        "output": result_output(entry, rich=True),
+                    }
+                )
+                note(entry.origins)
+            elif isinstance(entry, (Text, Media)):
+                parts.append(input_part(entry))
+                origins.append(entry.origin)
+        if parts:
+            items.append({"role": message.role, "content": parts})
+            note(origins)
+    return items, item_of

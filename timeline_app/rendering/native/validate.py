@@ -1,0 +1,194 @@
+"""The rules of the providers' request formats that their SDK types cannot state (pure).
+
+Each function returns the violations it finds (empty: valid). The shapes themselves are checked
+against the SDKs' own request types in the tests and in ``manage.py bench formats``.
+
+* Anthropic: roles alternate starting with ``user``; no empty content or text; every ``tool_use``
+  is answered in the very next user message, whose ``tool_result`` blocks come first and answer
+  exactly that message's calls; no ``tool_result`` anywhere else; tool-use ids unique and of
+  ``[A-Za-z0-9_-]``; tool names of ``[A-Za-z0-9_-]{1,64}``; at most 4 ``cache_control`` (system
+  included), 1-hour ones before 5-minute ones.
+* OpenAI Responses: every ``function_call`` has exactly one ``function_call_output`` after it and
+  before the next user or system message; no output without its call; unique ids; names.
+* OpenAI Chat: an assistant message with ``tool_calls`` is followed by one ``tool`` message per
+  call id before any other message; no other ``tool`` message; unique ids; names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from .tool_names import ID_PATTERN, NAME_PATTERN
+
+MAX_CACHE_CONTROLS = 4
+
+
+def _check_id_and_name(call_id: Any, name: Any, seen: set[str], where: str, out: list[str]) -> None:
+    if not isinstance(call_id, str) or not ID_PATTERN.match(call_id):
+        out.append(f"{where}: tool id {call_id!r} is not [A-Za-z0-9_-]+")
+    elif call_id in seen:
+        out.append(f"{where}: tool id {call_id!r} is not unique")
+    else:
+        seen.add(call_id)
+    if not isinstance(name, str) or not NAME_PATTERN.match(name):
+        out.append(f"{where}: tool name {name!r} is not [A-Za-z0-9_-]{{1,64}}")
+
+
+def _cache_controls(blocks: Iterable[Any]) -> list[str]:
+    ttls: list[str] = []
+    for block in blocks:
+        if isinstance(block, Mapping) and isinstance(block.get("cache_control"), Mapping):
+            ttls.append(str(block["cache_control"].get("ttl", "5m")))
+    return ttls
+
+
+def anthropic_violations(request: Mapping[str, Any]) -> list[str]:
+    out: list[str] = []
+    messages = request.get("messages")
+    if not isinstance(messages, list):
+        return ["messages is not a list"]
+    system = request.get("system", [])
+    system_blocks = system if isinstance(system, list) else []
+    for k, block in enumerate(system_blocks):
+        if not (isinstance(block, Mapping) and block.get("type") == "text" and block.get("text")):
+            out.append(f"system[{k}]: not a non-empty text block")
+    ttls = _cache_controls(system_blocks)
+    seen: set[str] = set()
+    expected: list[str] = []
+    for i, message in enumerate(messages):
+        role = message.get("role") if isinstance(message, Mapping) else None
+        content = message.get("content") if isinstance(message, Mapping) else None
+        where = f"messages[{i}]"
+        want = "user" if i % 2 == 0 else "assistant"
+        if role != want:
+            out.append(f"{where}: role {role!r}, expected {want!r} (alternation, first user)")
+        if not isinstance(content, list) or not content:
+            out.append(f"{where}: empty content")
+            expected = []
+            continue
+        ttls.extend(_cache_controls(content))
+        results: list[str] = []
+        results_done = False
+        for j, block in enumerate(content):
+            kind = block.get("type") if isinstance(block, Mapping) else None
+            at = f"{where}.content[{j}]"
+            if kind == "text" and not block.get("text"):
+                out.append(f"{at}: empty text")
+            if kind == "tool_result":
+                if role != "user":
+                    out.append(f"{at}: tool_result outside a user message")
+                if results_done:
+                    out.append(f"{at}: tool_result after other content")
+                results.append(str(block.get("tool_use_id")))
+                for k, inner in enumerate(block.get("content") or []):
+                    if isinstance(inner, Mapping) and inner.get("type") == "text" and not inner.get("text"):
+                        out.append(f"{at}.content[{k}]: empty text")
+            else:
+                results_done = True
+            if kind == "tool_use":
+                if role != "assistant":
+                    out.append(f"{at}: tool_use outside an assistant message")
+                _check_id_and_name(block.get("id"), block.get("name"), seen, at, out)
+                if not isinstance(block.get("input"), Mapping):
+                    out.append(f"{at}: tool_use input is not an object")
+        if role == "user":
+            if sorted(results) != sorted(expected) or len(set(results)) != len(results):
+                out.append(f"{where}: tool_result ids {results} do not answer the calls {expected}")
+            expected = []
+        else:
+            if expected:
+                out.append(f"{where}: calls {expected} not answered before this message")
+            expected = [
+                str(b.get("id")) for b in content if isinstance(b, Mapping) and b.get("type") == "tool_use"
+            ]
+    if expected:
+        out.append(f"calls {expected} never answered")
+    if len(ttls) > MAX_CACHE_CONTROLS:
+        out.append(f"{len(ttls)} cache_control markers (at most {MAX_CACHE_CONTROLS})")
+    if "5m" in ttls and "1h" in ttls[ttls.index("5m") :]:
+        out.append("a 1-hour cache_control after a 5-minute one")
+    return out
+
+
+def responses_violations(items: Sequence[Any]) -> list[str]:
+    out: list[str] = []
+    seen: set[str] = set()
+    open_calls: list[str] = []
+    answered: set[str] = set()
+    for i, item in enumerate(items):
+        where = f"input[{i}]"
+        if not isinstance(item, Mapping):
+            out.append(f"{where}: not an object")
+            continue
+        kind = item.get("type")
+        if kind == "function_call":
+            _check_id_and_name(item.get("call_id"), item.get("name"), seen, where, out)
+            open_calls.append(str(item.get("call_id")))
+        elif kind == "function_call_output":
+            call_id = str(item.get("call_id"))
+            if call_id not in open_calls:
+                state = "answered twice" if call_id in answered else "without its call before it"
+                out.append(f"{where}: output for {call_id!r} {state}")
+            else:
+                open_calls.remove(call_id)
+                answered.add(call_id)
+        else:
+            role = item.get("role")
+            content = item.get("content")
+            if not content:
+                out.append(f"{where}: empty content")
+            if role in ("user", "system", "developer") and open_calls:
+                out.append(f"{where}: {role} message before the outputs of {open_calls}")
+                open_calls.clear()
+    if open_calls:
+        out.append(f"calls {open_calls} never answered")
+    return out
+
+
+def chat_violations(messages: Sequence[Any]) -> list[str]:
+    out: list[str] = []
+    seen: set[str] = set()
+    waiting: list[str] = []
+    for i, message in enumerate(messages):
+        where = f"messages[{i}]"
+        if not isinstance(message, Mapping):
+            out.append(f"{where}: not an object")
+            continue
+        role = message.get("role")
+        if role == "tool":
+            call_id = str(message.get("tool_call_id"))
+            if call_id not in waiting:
+                out.append(f"{where}: tool message for {call_id!r} does not answer the assistant before it")
+            else:
+                waiting.remove(call_id)
+            continue
+        if waiting:
+            out.append(f"{where}: {role} message before the tool messages of {waiting}")
+            waiting = []
+        calls = message.get("tool_calls") or []
+        if role == "assistant":
+            if not calls and not message.get("content"):
+                out.append(f"{where}: assistant message without content or tool calls")
+            for k, call in enumerate(calls):
+                function = call.get("function") or {}
+                _check_id_and_name(
+                    call.get("id"), function.get("name"), seen, f"{where}.tool_calls[{k}]", out
+                )
+                waiting.append(str(call.get("id")))
+        elif not message.get("content"):
+            out.append(f"{where}: empty content")
+    if waiting:
+        out.append(f"calls {waiting} never answered")
+    return out
+
+
+def violations(format: str, request: Mapping[str, Any]) -> list[str]:
+    """The rule violations of one native render's request (``NativeRender.request``)."""
+    if format == "anthropic_messages":
+        return anthropic_violations(request)
+    if format == "openai_responses":
+        return responses_violations(request.get("input") or [])
+    if format == "openai_chat":
+        return chat_violations(request.get("messages") or [])
+    raise ValueError(f"not a native format: {format!r}")
