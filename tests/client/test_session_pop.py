@@ -9,11 +9,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from tests.api.contexts.conftest import messages_url
 from timeline_app.client import TimelineClient
 from timeline_app.client.openai_agents import TimelineSession
 from timeline_app.models import Block, Timeline
-
-from .conftest import messages_url
 
 pytestmark = pytest.mark.django_db
 
