@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compaction.planner import build_summary_block, compaction_result, plan_compaction
-from tests.compaction.factories import Stream
+from tests.builders import Stream
 from timeline_app.rendering.blocks import TOOL_CALL, Block, tool_call_path
 from timeline_app.rendering.costs import block_tokens
 from timeline_app.rendering.pipeline import RenderOptions, render_window
@@ -35,7 +35,7 @@ def test_every_accepted_compaction_renders_to_its_after_tokens(turns, pending, k
     stream = Stream()
     for number, (calls, result_tokens, completion_tokens) in enumerate(turns, start=1):
         last = number == len(turns)
-        stream.turn(
+        stream.sized_turn(
             f"t{number}",
             calls=calls,
             result_tokens=result_tokens,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tests.builders import PDF_B64, PNG_B64, Stream
 from timeline_app.rendering.blocks import PLAN, PLAN_ACK, TOOL_RESULT, Block
 from timeline_app.rendering.formats import (
     Source,
@@ -11,8 +12,6 @@ from timeline_app.rendering.formats import (
     block_text,
     sources_pool_text,
 )
-
-from .builders import PDF_B64, PNG_B64, Stream
 
 T = "turn_1770603271112_2yz1lp"
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from tests.builders import PDF_B64, PNG_B64, Stream
 from timeline_app.rendering.blocks import PLAN, Block
 from timeline_app.rendering.formats import Source, stable_json
 from timeline_app.rendering.pipeline import RenderOptions, render_window
 from timeline_app.rendering.settings import RenderSettings
-
-from .builders import PDF_B64, PNG_B64, Stream
 
 SETTINGS = RenderSettings()
 SOURCES = (Source(sid=1, url="https://a.example", title="A", text="alpha"),)

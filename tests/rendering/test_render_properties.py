@@ -9,12 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
+from tests.builders import PDF_B64, PNG_B64, Stream
 from timeline_app.rendering.blocks import NOTES, TOOL_RESULT, Block
 from timeline_app.rendering.formats import Source, block_text, stable_json
 from timeline_app.rendering.pipeline import RenderOptions, filter_contributions, render_window
 from timeline_app.rendering.settings import RenderSettings
-
-from .builders import PDF_B64, PNG_B64, Stream
 
 TAIL_PREFIXES = ("[SOURCES POOL]", "[ANNOUNCE]")
 

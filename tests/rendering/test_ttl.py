@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from tests.builders import PNG_B64, Stream
 from timeline_app.rendering.blocks import (
     ASSISTANT_COMPLETION,
     NOTES,
@@ -16,8 +17,6 @@ from timeline_app.rendering.formats import block_text
 from timeline_app.rendering.settings import RenderSettings
 from timeline_app.rendering.tokens import count_text_tokens
 from timeline_app.rendering.ttl import apply_hides, plan_ttl_pruning
-
-from .builders import PNG_B64, Stream
 
 NOW = datetime(2026, 2, 9, 12, 0, tzinfo=UTC)
 SETTINGS = RenderSettings(ttl_keep_recent_turns=2)

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from tests.builders import Stream
 from timeline_app.rendering.blocks import NOTES, TOOL_RESULT, Block
 from timeline_app.rendering.costs import hidden_tokens
 from timeline_app.rendering.settings import RenderSettings
@@ -17,8 +18,6 @@ from timeline_app.rendering.ttl import (
     replacement_text_for,
     ttl_replacement_tokens,
 )
-
-from .builders import Stream
 
 NOW = datetime(2026, 2, 9, 12, 0, tzinfo=UTC)
 EXPIRED = NOW - timedelta(seconds=RenderSettings().cache_ttl_seconds)
