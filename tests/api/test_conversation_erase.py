@@ -7,7 +7,7 @@ import pytest
 from django.apps import apps
 from django.utils import timezone
 
-from tests.services.render.helpers import add_turns
+from tests.factories import add_turns
 from timeline_app.models import Conversation
 from timeline_app.tasks import expire_idle_conversations
 

@@ -21,7 +21,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from compaction.summarizers import ExtractiveSummarizer
-from tests.services.compaction.helpers import SMALL, fill_to, make_timeline, needs_concurrent_db
+from tests.factories import SMALL, fill_to
+from tests.services.compaction.helpers import make_timeline, needs_concurrent_db
 from tests.services.compaction.summarizers import use
 from timeline_app.models import Conversation, Timeline
 from timeline_app.rendering import blocks as b

@@ -3,7 +3,7 @@ provider could reuse, where it first changed, and why."""
 
 import pytest
 
-from tests.services.render.helpers import add_turn, add_turns
+from tests.factories import add_turn, add_turns
 from timeline_app.models import RenderRecord
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ import openai.types.chat
 import pytest
 from pydantic import TypeAdapter
 
-from tests.services.render.helpers import add_turns
+from tests.factories import add_turns
 from timeline_app.models import Block, Timeline
 
 pytestmark = pytest.mark.django_db
@@ -162,7 +162,7 @@ def render_queries(owner, turns: int) -> int:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from tests.services.render.helpers import add_turn
+    from tests.factories import add_turn
 
     timeline = Timeline.objects.get(conversation__public_id="c1")
     start = Block.objects.filter(timeline=timeline, type="turn.header").count() + 1

@@ -1,6 +1,6 @@
 import pytest
 
-from tests.services.render.helpers import add_turns
+from tests.factories import add_turns
 from timeline_app.models import Block, Compaction, Timeline
 
 pytestmark = pytest.mark.django_db

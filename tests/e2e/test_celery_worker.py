@@ -22,7 +22,7 @@ from django.test import override_settings
 
 from config.celery import app
 from tests.e2e.processes import REDIS_URL, free_port, live_database_url, wait_for, wait_for_applied_compaction
-from tests.services.compaction.helpers import SMALL, fill_to
+from tests.factories import SMALL, fill_to
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering import blocks as b
 from timeline_app.services.compaction import TAKEN_OVER

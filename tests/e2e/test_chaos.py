@@ -36,7 +36,7 @@ from tests.e2e.processes import (
     wait_for_applied_compaction,
 )
 from tests.e2e.test_celery_worker import Worker
-from tests.services.compaction.helpers import SMALL, fill_to
+from tests.factories import SMALL, fill_to
 from timeline_app.client import TimelineClient
 from timeline_app.client.http import TimelineAPIError
 from timeline_app.models import Block, Timeline

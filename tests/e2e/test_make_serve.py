@@ -28,7 +28,7 @@ from tests.e2e.processes import (
     wait_for,
     wait_for_applied_compaction,
 )
-from tests.services.compaction.helpers import SMALL, fill_to
+from tests.factories import SMALL, fill_to
 from timeline_app.models import Timeline
 from timeline_app.services.api_keys import api_key_create
 

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tests.services.render.helpers import add_turns
+from tests.factories import add_turns
 from timeline_app.models import RenderRecord, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.services.contexts import context_create

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.services.render.helpers import add_turn, add_turns
+from tests.factories import add_turn, add_turns
 from timeline_app.models import Compaction, Timeline
 from timeline_app.rendering import blocks as b
 from timeline_app.rendering.contributions import NewBlock, tool_call_blocks

@@ -8,6 +8,7 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
+from tests.factories import fill_to
 from timeline_app import selectors
 from timeline_app.models import Block, Compaction, Conversation, Timeline
 from timeline_app.rendering import blocks as b
@@ -18,7 +19,7 @@ from timeline_app.services.compaction import compaction_run
 from timeline_app.services.render import timeline_settings
 from timeline_app.tasks import compact_timeline, sweep_compactions
 
-from .helpers import fill_to, make_timeline
+from .helpers import make_timeline
 
 pytestmark = pytest.mark.django_db
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.factories import add_turn, add_turns
 from timeline_app import selectors
 from timeline_app.models import Block, Compaction
 from timeline_app.rendering import blocks as b
@@ -13,8 +14,6 @@ from timeline_app.services.blocks import blocks_append, turn_start
 from timeline_app.services.compaction import compaction_run
 from timeline_app.services.hiding import blocks_hide
 from timeline_app.services.render import timeline_render, timeline_settings
-
-from .helpers import add_turn, add_turns
 
 pytestmark = pytest.mark.django_db
 
