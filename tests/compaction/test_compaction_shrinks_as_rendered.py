@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compaction.planner import build_summary_block, compaction_result, plan_compaction
+from tests.budget import examples
 from tests.builders import Stream
 from timeline_app.rendering.blocks import TOOL_CALL, Block, tool_call_path
 from timeline_app.rendering.costs import block_tokens
@@ -24,7 +25,7 @@ def shown(window: list[Block], config: RenderSettings) -> int:
     return render_window(window, settings=config, options=RenderOptions()).tokens["visible"]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     turns=st.lists(TURN, min_size=1, max_size=7),
     pending=st.booleans(),
