@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run serve test install worker beat lint typecheck schema bench clean mutation
+.PHONY: run serve test test-fast install worker beat lint typecheck schema bench clean mutation
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,6 +27,16 @@ serve: $(STAMP)
 
 test: $(STAMP)
 	bash scripts/test.sh
+
+# The inner loop (docs/testing.md): the pure core and the fast unit tests on an in-memory SQLite
+# database, no service started, property tests on fewer examples (Hypothesis profile "dev").
+# Under a minute; `make test` stays the gate.
+FAST_TESTS := tests/rendering tests/compaction tests/test_layering.py tests/services/test_block_values.py \
+	tests/services/test_collector_paused.py tests/api/contexts/test_strategies.py tests/client/test_retries.py
+
+test-fast: $(STAMP)
+	DATABASE_URL=sqlite://:memory: SECRET_KEY=test-fast HYPOTHESIS_PROFILE=dev \
+		$(PY) -m pytest -m "not e2e" -q -p no:cacheprovider $(FAST_TESTS)
 
 worker: $(STAMP)
 	$(VENV)/bin/celery -A config worker --loglevel=INFO

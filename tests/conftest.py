@@ -6,11 +6,16 @@ from collections.abc import Callable
 
 import pytest
 from django.http import HttpResponse
+from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 
 from timeline_app.models import Conversation, Tenant, Timeline
 from timeline_app.services.api_keys import api_key_create
 from timeline_app.services.conversations import conversation_create
+
+# `make test-fast` (HYPOTHESIS_PROFILE=dev): fewer examples; tests/budget.py scales the explicit counts.
+hypothesis_settings.register_profile("dev", max_examples=10)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 if "MUTANT_UNDER_TEST" in os.environ:  # under mutmut: a cloned test database per forked session
     from tests.mutation_db import django_db_setup  # noqa: F401

@@ -1,18 +1,19 @@
-"""Conversations for the admin tests, written through the services (and one direct hide)."""
+"""Conversations for the admin tests, written through the services (``tests/factories.py``) and
+one direct hide."""
 
 from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
 
+from tests.factories import TimelineFactory, add_turn
 from timeline_app.domain import blocks as b
-from timeline_app.domain.contributions import NewBlock, tool_call_blocks
+from timeline_app.domain.contributions import NewBlock
 from timeline_app.models import Block, Compaction, Conversation, Tenant, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.blocks import blocks_append, turn_start
 from timeline_app.services.compaction import compaction_run
-from timeline_app.services.conversations import conversation_create
 from timeline_app.services.render import timeline_render
 
 LOREM = (
@@ -22,29 +23,18 @@ LOREM = (
 
 
 def contribute_turns(timeline: Timeline, *, turns: int, prefix: str = "t", start: int = 1) -> None:
-    """``turns`` turns, each: header, prompt, notes, tool call, tool result, completion."""
+    """``turns`` turns ``turn_{prefix}{number:03d}``, each: header, prompt, notes, tool call
+    ``tc_{prefix}{number:03d}x0``, a markdown tool result, completion (long texts)."""
     for number in range(start, start + turns):
-        turn_id = f"turn_{prefix}{number:03d}"
-        turn_start(timeline=timeline, turn_id=turn_id, prompt=f"Question {number}: {LOREM}")
-        blocks_append(
-            timeline=timeline,
-            blocks=[
-                *tool_call_blocks(
-                    turn_id=turn_id,
-                    tool_call_id=f"tc_{prefix}{number:03d}",
-                    tool_id="web_tools.web_search",
-                    params={"q": f"query {number}"},
-                    result=f"Result {number}: {LOREM * 3}",
-                    note="Searching.",
-                    result_mime="text/markdown",
-                ),
-                NewBlock(
-                    type=b.ASSISTANT_COMPLETION,
-                    author="assistant",
-                    turn_id=turn_id,
-                    text=f"Answer {number}. {LOREM}",
-                ),
-            ],
+        add_turn(
+            timeline,
+            number,
+            turn_id=f"turn_{prefix}{number:03d}",
+            prompt=f"Question {number}: {LOREM}",
+            tool_calls=1,
+            result=f"Result {number}: {LOREM * 3}",
+            note="Searching.",
+            answer=f"Answer {number}. {LOREM}",
         )
 
 
@@ -69,12 +59,15 @@ def compacted_conversation(
 ) -> tuple[Conversation, Timeline]:
     """A conversation whose older turns are compacted: turn 1's tool result was hidden before the
     compaction (it shows in the digest), turn ``turns``'s tool result is hidden in the visible part."""
-    conversation = conversation_create(
-        tenant=tenant, public_id=public_id, title=title, settings={"max_tokens": 4000}
+    timeline = TimelineFactory(
+        conversation__tenant=tenant,
+        conversation__public_id=public_id,
+        conversation__title=title,
+        conversation__settings={"max_tokens": 4000},
     )
-    timeline = Timeline.objects.get(conversation=conversation, name="main")
+    conversation = timeline.conversation
     contribute_turns(timeline, turns=turns)
-    hide(timeline, path=b.tool_result_path("turn_t001", "tc_t001"))
+    hide(timeline, path=b.tool_result_path("turn_t001", "tc_t001x0"))
     # Keep exactly the newest half of the turns, so the cut lands on a turn header (no split).
     kept_from = Block.objects.get(
         timeline=timeline, turn_id=f"turn_t{turns // 2 + 1:03d}", type=b.TURN_HEADER
@@ -87,7 +80,7 @@ def compacted_conversation(
     }
     conversation.save()
     compact(timeline)
-    hide(timeline, path=b.tool_result_path(f"turn_t{turns:03d}", f"tc_t{turns:03d}"))
+    hide(timeline, path=b.tool_result_path(f"turn_t{turns:03d}", f"tc_t{turns:03d}x0"))
     return conversation, timeline
 
 
@@ -95,10 +88,13 @@ def split_turn_conversation(
     tenant: Tenant, *, public_id: str = "conv-split"
 ) -> tuple[Conversation, Timeline]:
     """One short turn, then one long turn of many tool rounds: a forced compaction cuts inside it."""
-    conversation = conversation_create(
-        tenant=tenant, public_id=public_id, title="Split", settings={"max_tokens": 4000}
+    timeline = TimelineFactory(
+        conversation__tenant=tenant,
+        conversation__public_id=public_id,
+        conversation__title="Split",
+        conversation__settings={"max_tokens": 4000},
     )
-    timeline = Timeline.objects.get(conversation=conversation, name="main")
+    conversation = timeline.conversation
     contribute_turns(timeline, turns=1, prefix="s")
     turn_start(timeline=timeline, turn_id="turn_long", prompt="Research everything. " + LOREM)
     for round_no in range(12):

@@ -50,9 +50,9 @@ def test_block_list_query_count_does_not_grow_with_rows(support, compacted, djan
 def test_block_list_finds_a_block_by_exact_path(support, compacted):
     _, timeline = compacted
     response = support.get(
-        urls.changelist("block"), {"timeline__id__exact": timeline.pk, "q": "tc:turn_t003.tc_t003.result"}
+        urls.changelist("block"), {"timeline__id__exact": timeline.pk, "q": "tc:turn_t003.tc_t003x0.result"}
     )
-    assert [blk.path for blk in response.context["cl"].result_list] == ["tc:turn_t003.tc_t003.result"]
+    assert [blk.path for blk in response.context["cl"].result_list] == ["tc:turn_t003.tc_t003x0.result"]
     hidden = support.get(urls.changelist("block"), {"timeline__id__exact": timeline.pk, "hidden__exact": "1"})
     assert {blk.hidden for blk in hidden.context["cl"].result_list} == {True}
 

@@ -11,7 +11,7 @@ import pytest
 from django.utils import timezone
 
 from tests.admin import urls
-from tests.compaction_shell.helpers import fill_to
+from tests.factories import fill_to
 from timeline_app.models import Compaction, Conversation, Tenant, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.services.background import timeline_compact, timelines_past_soft_threshold

@@ -127,7 +127,7 @@ def test_filter_by_tenant(support, tenant):
 @pytest.mark.django_db
 def test_filter_by_hidden_blocks(support, tenant):
     _, with_hidden = _plain(tenant, "with-hidden")
-    hide(with_hidden, path=b.tool_result_path("turn_withhidden001", "tc_withhidden001"))
+    hide(with_hidden, path=b.tool_result_path("turn_withhidden001", "tc_withhidden001x0"))
     _plain(tenant, "without")
     assert _listed(support, hidden_blocks="yes") == ["with-hidden"]
     assert _listed(support, hidden_blocks="no") == ["without"]

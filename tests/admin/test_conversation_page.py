@@ -49,7 +49,7 @@ def test_turns_are_listed_in_order_with_their_blocks(support, compacted):
     assert [row.seq for row in fifth.blocks] == sorted(row.seq for row in fifth.blocks)
     # seq, type, author, path, tokens and a preview per block
     row = fifth.blocks[4]
-    assert row.path == "tc:turn_t005.tc_t005.result"
+    assert row.path == "tc:turn_t005.tc_t005x0.result"
     assert f">{row.seq}</a>" in html and row.path in html
     assert row.preview.startswith("Result 5: The restaurant list") and row.preview.endswith("…")
     assert row.tokens == Block.objects.get(pk=row.pk).tokens
@@ -111,7 +111,8 @@ def test_digest_is_laid_out_as_tables(support, compacted):
     assert "Memory searches (0)" in digest_html and "Hidden blocks (1)" in digest_html
     assert f"Compacted paths ({len(digest['paths'])})" in digest_html
     hidden_row = re.search(
-        r"<tr><td><code[^>]*><a [^>]*>tc:turn_t001\.tc_t001\.result</a></code></td><td>ttl</td>", digest_html
+        r"<tr><td><code[^>]*><a [^>]*>tc:turn_t001\.tc_t001x0\.result</a></code></td><td>ttl</td>",
+        digest_html,
     )
     assert hidden_row, "the hidden block is a row of the hidden table"
     assert "[pruned: tool output, read it by path]" in digest_html

@@ -3,10 +3,9 @@ filtered by type, turn_id, hidden and since_seq."""
 
 import pytest
 
+from tests.factories import add_turns
 from tests.fixtures.two_tenants import CONTEXT, TOOL_RESULT_PATH
 from timeline_app.models import Timeline
-
-from ..engine.helpers import add_turns
 
 pytestmark = pytest.mark.django_db
 BASE = "/api/v1/conversations/c1"

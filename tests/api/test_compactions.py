@@ -6,13 +6,12 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
+from tests.factories import add_turns
 from tests.fixtures.two_tenants import CONTEXT
 from timeline_app.models import Compaction, Timeline
 from timeline_app.services import background
 from timeline_app.services.compaction import BUSY, NOTHING_TO_DO
 from timeline_app.tasks import compact_timeline
-
-from ..engine.helpers import add_turns
 
 pytestmark = pytest.mark.django_db
 BASE = "/api/v1/conversations/c1"

@@ -3,9 +3,8 @@ like creation, seen by the next render."""
 
 import pytest
 
+from tests.factories import add_turns
 from timeline_app.models import Conversation
-
-from ..engine.helpers import add_turns
 
 pytestmark = pytest.mark.django_db
 C = "/api/v1/conversations"

@@ -7,10 +7,9 @@ import pytest
 from django.apps import apps
 from django.utils import timezone
 
+from tests.factories import add_turns
 from timeline_app.models import Conversation
 from timeline_app.tasks import expire_idle_conversations
-
-from ..engine.helpers import add_turns
 
 pytestmark = pytest.mark.django_db
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 32).decode()

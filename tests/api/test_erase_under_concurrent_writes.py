@@ -21,6 +21,9 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from compaction.summarizers import ExtractiveSummarizer
+from tests.factories import SMALL, fill_to
+from tests.services.compaction.helpers import make_timeline, needs_concurrent_db
+from tests.services.compaction.summarizers import use
 from timeline_app.domain import blocks as b
 from timeline_app.domain.contributions import NewBlock
 from timeline_app.models import Conversation, Timeline
@@ -28,8 +31,6 @@ from timeline_app.services.blocks import blocks_append
 from timeline_app.services.conversations import conversation_delete, conversations_expire
 from timeline_app.tasks import compact_timeline
 
-from ..compaction_shell.helpers import SMALL, fill_to, make_timeline, needs_concurrent_db
-from ..compaction_shell.summarizers import use
 from .test_conversation_erase import fill, row_counts
 
 # Real commits (the foreign keys are checked at commit on PostgreSQL), on separate connections.

@@ -13,6 +13,7 @@ import time_machine
 from django.db import connection, connections
 from django.utils import timezone
 
+from tests.factories import add_turns
 from timeline_app import selectors
 from timeline_app.api.exports import TimelineExportOut, export_chunks
 from timeline_app.api.renderers import StableJSONRenderer
@@ -21,8 +22,6 @@ from timeline_app.domain.times import iso_utc
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.services.blocks import blocks_append
 from timeline_app.services.export import KIND, VERSION
-
-from ..engine.helpers import add_turns
 
 C = "/api/v1/conversations"
 NOW = datetime(2031, 5, 6, 7, 8, 9, 123456, tzinfo=UTC)

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from ..engine.helpers import add_turns
+from tests.factories import add_turns
 
 pytestmark = pytest.mark.django_db
 BASE = "/api/v1/conversations/c1"

@@ -3,9 +3,8 @@ provider could reuse, where it first changed, and why."""
 
 import pytest
 
+from tests.factories import add_turn, add_turns
 from timeline_app.models import RenderRecord
-
-from ..engine.helpers import add_turn, add_turns
 
 pytestmark = pytest.mark.django_db
 BASE = "/api/v1/conversations/c1"

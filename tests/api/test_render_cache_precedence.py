@@ -5,7 +5,7 @@ from itertools import combinations
 
 import pytest
 
-from ..engine.helpers import add_turn, add_turns
+from tests.factories import add_turn, add_turns
 
 pytestmark = pytest.mark.django_db
 BASE = "/api/v1/conversations/c1"

@@ -5,9 +5,8 @@ import openai.types.chat
 import pytest
 from pydantic import TypeAdapter
 
+from tests.factories import add_turns
 from timeline_app.models import Block, Timeline
-
-from ..engine.helpers import add_turns
 
 pytestmark = pytest.mark.django_db
 BASE = "/api/v1/conversations/c1"
@@ -163,7 +162,7 @@ def render_queries(owner, turns: int) -> int:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from ..engine.helpers import add_turn
+    from tests.factories import add_turn
 
     timeline = Timeline.objects.get(conversation__public_id="c1")
     start = Block.objects.filter(timeline=timeline, type="turn.header").count() + 1

@@ -1,8 +1,7 @@
 import pytest
 
+from tests.factories import add_turns
 from timeline_app.models import Block, Compaction, Timeline
-
-from ..engine.helpers import add_turns
 
 pytestmark = pytest.mark.django_db
 C = "/api/v1/conversations"

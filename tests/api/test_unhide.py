@@ -3,11 +3,10 @@ hid them; the cache explainer says ``hidden``; popped messages stay popped."""
 
 import pytest
 
+from tests.factories import add_turns
 from tests.fixtures.two_tenants import CONTEXT, TOOL_RESULT_PATH
 from timeline_app.models import Block, Timeline
 from timeline_app.rendering.ttl import ttl_replacement_tokens
-
-from ..engine.helpers import add_turns
 
 pytestmark = pytest.mark.django_db
 BASE = "/api/v1/conversations/c1"

@@ -7,20 +7,24 @@ from timeline_client import TimelineClient
 
 
 @pytest.fixture
-def wsgi_http():
-    """An httpx client that calls the Django app in-process (same test database, no server).
-
-    Like Django's test client, it keeps the request cycle from closing the test's connection.
-    """
+def in_process_requests():
+    """Like Django's test client: the request cycle must not close the test's connection."""
     request_started.disconnect(close_old_connections)
     request_finished.disconnect(close_old_connections)
     try:
-        yield httpx.Client(
-            transport=httpx.WSGITransport(app=get_wsgi_application()), base_url="http://testserver"
-        )
+        yield get_wsgi_application()
     finally:
         request_started.connect(close_old_connections)
         request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def wsgi_http(in_process_requests):
+    """An httpx client that calls the Django app in-process (same test database, no server)."""
+    with httpx.Client(
+        transport=httpx.WSGITransport(app=in_process_requests), base_url="http://testserver"
+    ) as client:
+        yield client
 
 
 @pytest.fixture

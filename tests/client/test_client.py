@@ -58,9 +58,8 @@ def test_client_raises_the_service_error(api):
 def test_retry_with_compaction_renders_again_with_force_sanitize_after_the_context_limit_error(
     api, conversation
 ):
+    from tests.factories import add_turns
     from timeline_app.models import Timeline
-
-    from ..engine.helpers import add_turns
 
     add_turns(Timeline.objects.get(conversation=conversation), 6)
     transport = ScriptedTransport(

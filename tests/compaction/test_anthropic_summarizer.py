@@ -10,7 +10,7 @@ import pytest
 from compaction.anthropic_summarizer import SYSTEM_PROMPT, AnthropicSummarizer
 from compaction.summarizers import ExtractiveSummarizer, SummarizerError, summarize_with_fallback
 from tests.anthropic_mock import ScriptedTransport, error, message, mock_client
-from tests.compaction.factories import Stream
+from tests.builders import Stream
 from timeline_app.domain.blocks import Block
 
 API_KEY = "sk-ant-test-DO-NOT-LEAK-0123456789"
@@ -23,8 +23,8 @@ def summarizer(handler: ScriptedTransport, *, max_retries: int = 2) -> Anthropic
 
 def blocks() -> list[Block]:
     s = Stream()
-    s.turn("t1", calls=1)
-    s.turn("t2", calls=1)
+    s.sized_turn("t1", calls=1)
+    s.sized_turn("t2", calls=1)
     return s.blocks
 
 

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compaction.planner import build_summary_block, compaction_result, plan_compaction
-from tests.compaction.factories import Stream
+from tests.budget import examples
+from tests.builders import Stream
 from timeline_app.domain.blocks import TOOL_CALL, Block, tool_call_path
 from timeline_app.domain.costs import block_tokens
 from timeline_app.domain.settings import RenderSettings
@@ -24,7 +25,7 @@ def shown(window: list[Block], config: RenderSettings) -> int:
     return render_window(window, settings=config, options=RenderOptions()).tokens["visible"]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     turns=st.lists(TURN, min_size=1, max_size=7),
     pending=st.booleans(),
@@ -35,7 +36,7 @@ def test_every_accepted_compaction_renders_to_its_after_tokens(turns, pending, k
     stream = Stream()
     for number, (calls, result_tokens, completion_tokens) in enumerate(turns, start=1):
         last = number == len(turns)
-        stream.turn(
+        stream.sized_turn(
             f"t{number}",
             calls=calls,
             result_tokens=result_tokens,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from compaction.cutpoint import find_cut_point, is_cut_point_block, is_message_block, is_turn_start
-from tests.compaction.factories import Stream
+from tests.builders import Stream
 from timeline_app.domain.blocks import (
     ASSISTANT_COMPLETION,
     NOTES,
@@ -98,7 +98,7 @@ def test_walk_counts_only_message_block_tokens() -> None:
 
 def test_returns_none_when_the_budget_is_never_reached() -> None:
     s = Stream()
-    s.turn("a")
+    s.sized_turn("a")
     total = sum(b.tokens for b in s.blocks)
     assert find_cut_point(s.blocks, total + 1) is None
 
@@ -117,8 +117,8 @@ def test_first_candidate_at_or_after_the_walk_index() -> None:
 
 def test_cut_is_never_on_a_tool_result() -> None:
     s = Stream()
-    s.turn("a", calls=1)
-    s.turn("b", calls=3, result_tokens=40)
+    s.sized_turn("a", calls=1)
+    s.sized_turn("b", calls=3, result_tokens=40)
     for keep in range(0, 300, 5):
         cut = find_cut_point(s.blocks, keep)
         if cut is not None:
@@ -138,7 +138,7 @@ def test_backtracks_over_non_message_blocks_to_just_after_a_message_block() -> N
 
 def test_backtracking_stops_just_after_a_summary_and_then_there_is_nothing_to_summarize() -> None:
     s = Stream()
-    s.summary()
+    s.sized_summary()
     s.add(NOTES, tokens=3, author="system")
     s.add(ASSISTANT_COMPLETION, tokens=10, author="assistant")
     assert find_cut_point(s.blocks, 10) is None
@@ -153,9 +153,9 @@ def test_nothing_to_summarize_without_a_summary_either() -> None:
 
 def test_the_summary_is_never_summarized_and_never_the_cut() -> None:
     s = Stream()
-    s.summary()
-    s.turn("a")
-    s.turn("b")
+    s.sized_summary()
+    s.sized_turn("a")
+    s.sized_turn("b")
     for keep in range(0, 200):
         cut = find_cut_point(s.blocks, keep)
         if cut is not None:
@@ -164,15 +164,15 @@ def test_the_summary_is_never_summarized_and_never_the_cut() -> None:
 
 def test_a_retained_turn_keeps_its_header() -> None:
     s = Stream()
-    s.turn("a")  # 0 header, 1 prompt, 2 completion
-    s.turn("b", completion=False)  # 3 header, 4 prompt
+    s.sized_turn("a")  # 0 header, 1 prompt, 2 completion
+    s.sized_turn("b", completion=False)  # 3 header, 4 prompt
     # The walk reaches the prompt of turn b (10 tokens); the cut moves onto b's header.
     assert find_cut_point(s.blocks, 10) == 3
 
 
 def test_header_refinement_only_for_the_same_turn() -> None:
     s = Stream()
-    s.turn("a")
+    s.sized_turn("a")
     s.add(TURN_HEADER, tokens=2, author="system", turn_id="b")  # 3
     s.add(USER_PROMPT, tokens=10, author="user", turn_id="c")  # 4
     assert find_cut_point(s.blocks, 10) == 4
@@ -180,7 +180,7 @@ def test_header_refinement_only_for_the_same_turn() -> None:
 
 def test_no_candidate_in_the_tail_falls_back_to_the_last_candidate_before_it() -> None:
     s = Stream()
-    s.turn("a")  # 0..2
+    s.sized_turn("a")  # 0..2
     s.add(TOOL_CALL, tokens=5, author="assistant", turn_id="a")  # 3
     s.add(TOOL_RESULT, tokens=50, author="tool", turn_id="a")  # 4
     assert find_cut_point(s.blocks, 0) == 3

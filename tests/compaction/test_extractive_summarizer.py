@@ -5,15 +5,15 @@ from __future__ import annotations
 import pytest
 
 from compaction.summarizers import ExtractiveSummarizer, Summarizer, transcript, truncate_to_tokens
-from tests.compaction.factories import Stream
+from tests.builders import Stream
 from timeline_app.domain.blocks import TOOL_RESULT, Block
 from timeline_app.domain.tokens import count_text_tokens
 
 
 def history() -> list[Block]:
     s = Stream()
-    s.turn("t1", calls=1)
-    s.turn("t2", calls=2)
+    s.sized_turn("t1", calls=1)
+    s.sized_turn("t2", calls=2)
     s.add(
         TOOL_RESULT,
         tokens=5,
@@ -63,7 +63,7 @@ def test_is_deterministic() -> None:
 def test_progressive_keeps_previous_lines_first() -> None:
     first = summarize(history()[:6])
     s = Stream()
-    s.turn("t3")
+    s.sized_turn("t3")
     second = summarize(s.blocks, previous=first)
     goals = second.split("## Goals / requests\n")[1].split("\n\n")[0].splitlines()
     assert goals == ["- [t1] please do t1", "- [t3] please do t3"]
@@ -83,7 +83,7 @@ def test_previous_sections_stay_in_place_and_foreign_ones_become_critical_contex
 def test_stays_within_max_tokens_dropping_least_important_first() -> None:
     s = Stream()
     for i in range(200):
-        s.turn(f"t{i}", calls=3)
+        s.sized_turn(f"t{i}", calls=3)
     text = summarize(s.blocks, max_tokens=300)
     assert count_text_tokens(text) <= 300
     assert "- [t0] please do t0" in text  # the original goal is kept

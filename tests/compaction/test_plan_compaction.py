@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from compaction.cutpoint import find_cut_point
 from compaction.planner import compaction_is_accepted, needs_compaction, plan_at_cut, plan_compaction
-from tests.compaction.factories import Stream
+from tests.builders import Stream
 from timeline_app.domain.blocks import TOOL_CALL, TOOL_RESULT, TURN_HEADER
 from timeline_app.domain.settings import RenderSettings
 
@@ -16,7 +16,7 @@ SMALL = RenderSettings(
 def long_stream(turns: int = 12) -> Stream:
     s = Stream()
     for i in range(turns):
-        s.turn(f"t{i}", calls=2)
+        s.sized_turn(f"t{i}", calls=2)
     return s
 
 
@@ -133,9 +133,9 @@ def test_when_nothing_fits_the_plan_retaining_the_least_wins() -> None:
 
 def test_compaction_after_an_existing_summary() -> None:
     s = Stream()
-    s.summary("t0", covered=["a", "b"])
+    s.sized_summary("t0", covered=["a", "b"])
     for i in range(1, 12):
-        s.turn(f"t{i}", calls=2)
+        s.sized_turn(f"t{i}", calls=2)
     plan = plan_compaction(s.blocks, system_tokens=0, settings=SMALL)
     assert plan is not None
     assert plan.previous_summary is s.blocks[0]
@@ -148,9 +148,9 @@ def test_compaction_after_an_existing_summary() -> None:
 
 def test_covered_turn_ids_are_deduplicated_in_order_of_first_appearance() -> None:
     s = Stream()
-    s.summary("t0", covered=["t1", "x"])
+    s.sized_summary("t0", covered=["t1", "x"])
     for i in range(1, 12):
-        s.turn(f"t{i}", calls=2)
+        s.sized_turn(f"t{i}", calls=2)
     plan = plan_compaction(s.blocks, system_tokens=0, settings=SMALL)
     assert plan is not None
     assert plan.covered_turn_ids[:3] == ("t1", "x", "t2")
@@ -181,8 +181,8 @@ def test_tool_call_is_kept_with_its_results() -> None:
 
 def test_plan_at_cut_rejects_cuts_outside_the_window() -> None:
     s = Stream()
-    s.summary()
-    s.turn("a")
+    s.sized_summary()
+    s.sized_turn("a")
     for bad in (0, 1, len(s.blocks)):
         try:
             plan_at_cut(s.blocks, bad, system_tokens=0, settings=SMALL)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from compaction.digest import build_digest
 from compaction.planner import build_summary_block, plan_at_cut, plan_compaction
-from tests.compaction.factories import Stream
+from tests.builders import Stream
 from timeline_app.domain.blocks import TOOL_CALL, TOOL_RESULT, TURN_HEADER, USER_PROMPT, Block
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.rendering.pipeline import RenderOptions, continued_turn_header, render_window
@@ -16,9 +16,9 @@ SETTINGS = RenderSettings(
 
 def one_long_turn() -> Stream:
     s = Stream()
-    s.turn("a")
-    s.turn("b")
-    s.turn("c", calls=12, result_tokens=80)
+    s.sized_turn("a")
+    s.sized_turn("b")
+    s.sized_turn("c", calls=12, result_tokens=80)
     return s
 
 
@@ -69,7 +69,7 @@ def test_split_prefix_goes_under_turn_context_heading() -> None:
 
 def test_a_split_can_have_an_empty_history_part() -> None:
     s = Stream()
-    s.turn("c", calls=12, result_tokens=80)
+    s.sized_turn("c", calls=12, result_tokens=80)
     plan = plan_compaction(s.blocks, system_tokens=0, settings=SETTINGS)
     assert plan is not None
     assert plan.summarized == ()
@@ -79,7 +79,7 @@ def test_a_split_can_have_an_empty_history_part() -> None:
 
 def test_cut_at_the_first_block_of_a_new_turn_without_a_turn_start_is_not_a_split() -> None:
     s = Stream()
-    s.turn("a")
+    s.sized_turn("a")
     s.add(TOOL_CALL, tokens=5, author="assistant", turn_id="b", path="tc:b.tc_1.call")
     s.add("react.tool.result", tokens=50, author="tool", turn_id="b", path="tc:b.tc_1.result")
     plan = plan_at_cut(s.blocks, 3, system_tokens=0, settings=SETTINGS)
@@ -109,8 +109,8 @@ def _texts(window: list[Block]) -> list[str]:
 
 def test_window_starting_mid_turn_renders_a_continued_header_before_its_first_block() -> None:
     s = Stream()
-    s.turn("a")
-    s.turn("b")
+    s.sized_turn("a")
+    s.sized_turn("b")
     header = s.add(TURN_HEADER, tokens=2, turn_id="c", author="system", ts="2026-02-09T10:00:00Z")
     s.add(USER_PROMPT, tokens=10, turn_id="c", author="user", text="please do c")
     for i in range(12):
@@ -137,8 +137,8 @@ def test_window_starting_mid_turn_renders_a_continued_header_before_its_first_bl
 def test_window_starting_at_a_turn_header_gets_no_continued_header() -> None:
     s = Stream()
     for turn in ("a", "b", "c"):
-        s.turn(turn, calls=2)
-    d = s.turn("d", calls=2)
+        s.sized_turn(turn, calls=2)
+    d = s.sized_turn("d", calls=2)
     window = _compacted_window(s, cut=s.blocks.index(d[0]))
     assert "split_turn_id" not in window[0].meta and window[1].type == TURN_HEADER
     texts = _texts(window)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from compaction.summarizers import ExtractiveSummarizer, Purpose, SummarizerError, summarize_with_fallback
-from tests.compaction.factories import Stream
+from tests.builders import Stream
 from timeline_app.domain.blocks import Block
 
 
@@ -34,7 +34,7 @@ class Fixed:
 
 def kwargs() -> dict[str, object]:
     s = Stream()
-    s.turn("t1")
+    s.sized_turn("t1")
     return {"blocks": s.blocks, "previous_summary": None, "max_tokens": 800, "purpose": "history"}
 
 

@@ -6,7 +6,7 @@ import json
 
 from compaction.digest import build_digest
 from compaction.planner import build_summary_block, plan_at_cut
-from tests.compaction.factories import Stream
+from tests.builders import Stream
 from timeline_app.domain.blocks import SUMMARY, TURN_HEADER, is_valid_path
 from timeline_app.domain.settings import RenderSettings
 
@@ -18,7 +18,7 @@ SETTINGS = RenderSettings(
 def test_summary_block_fields_path_and_meta() -> None:
     s = Stream()
     for i in range(12):
-        s.turn(f"t{i}", calls=2)
+        s.sized_turn(f"t{i}", calls=2)
     cut = max(i for i, b in enumerate(s.blocks) if b.type == TURN_HEADER)
     plan = plan_at_cut(s.blocks, cut, system_tokens=0, settings=SETTINGS)
     assert plan.split_turn_id is None

@@ -16,7 +16,7 @@ from compaction.summary_sections import (
     section_list_text,
     split_turn_body,
 )
-from tests.compaction.factories import Stream
+from tests.builders import Stream
 from timeline_app.domain.settings import RenderSettings
 
 ANTHROPIC_SUMMARY = """\
@@ -55,7 +55,7 @@ def test_anthropic_prompt_and_extractive_summary_write_the_one_section_list() ->
     assert SUMMARY_TITLE in SYSTEM_PROMPT and "###" in SPLIT_TURN_INSTRUCTION
 
     s = Stream()
-    s.turn("t3", calls=1)
+    s.sized_turn("t3", calls=1)
     text = ExtractiveSummarizer().summarize(
         blocks=s.blocks, previous_summary=ANTHROPIC_SUMMARY, max_tokens=800, purpose="history"
     )
@@ -65,7 +65,7 @@ def test_anthropic_prompt_and_extractive_summary_write_the_one_section_list() ->
 def test_extractive_fallback_after_an_anthropic_summary_keeps_every_section() -> None:
     s = Stream()
     for turn in ("t3", "t4", "t5"):
-        s.turn(turn, calls=2)
+        s.sized_turn(turn, calls=2)
     text = ExtractiveSummarizer().summarize(
         blocks=s.blocks, previous_summary=ANTHROPIC_SUMMARY, max_tokens=800, purpose="history"
     )
@@ -80,7 +80,7 @@ def test_extractive_fallback_after_an_anthropic_summary_keeps_every_section() ->
 def test_under_budget_pressure_the_fallback_keeps_constraints_progress_and_next_steps() -> None:
     s = Stream()
     for k in range(60):
-        s.turn(f"t{k + 3}", calls=2)
+        s.sized_turn(f"t{k + 3}", calls=2)
     text = ExtractiveSummarizer().summarize(
         blocks=s.blocks, previous_summary=ANTHROPIC_SUMMARY, max_tokens=300, purpose="history"
     )
@@ -97,8 +97,8 @@ def test_under_budget_pressure_the_fallback_keeps_constraints_progress_and_next_
 def test_split_turn_summary_has_one_turn_context_heading_whichever_summarizer_wrote_it() -> None:
     settings = RenderSettings(max_tokens=2000, threshold=0.5, keep_recent_tokens=300, summary_max_tokens=300)
     s = Stream()
-    s.turn("a")
-    s.turn("c", calls=12, result_tokens=80)
+    s.sized_turn("a")
+    s.sized_turn("c", calls=12, result_tokens=80)
     plan = plan_compaction(s.blocks, system_tokens=0, settings=settings)
     assert plan is not None and plan.split_turn_id == "c"
     summarizer = ExtractiveSummarizer()

@@ -5,6 +5,7 @@ summary's turn, and blocks without a turn id."""
 from __future__ import annotations
 
 from compaction.cutpoint import WindowIndex, first_content_index
+from tests.builders import Stream
 from timeline_app.domain.blocks import (
     ASSISTANT_COMPLETION,
     NOTES,
@@ -14,16 +15,14 @@ from timeline_app.domain.blocks import (
     USER_PROMPT,
 )
 
-from .factories import Stream
-
 
 def test_a_window_that_ends_in_its_summary_has_no_content_after_it() -> None:
     s = Stream()
-    s.turn("t1")
-    s.summary("t1")
+    s.sized_turn("t1")
+    s.sized_summary("t1")
     assert first_content_index(s.blocks) == len(s.blocks)
     after_summary = len(s.blocks)
-    s.turn("t2")
+    s.sized_turn("t2")
     assert first_content_index(s.blocks) == after_summary
 
 
@@ -31,7 +30,7 @@ def test_a_cut_that_would_keep_only_the_header_after_the_summary_is_no_cut() -> 
     # The walk lands on t2's prompt, right after t2's header, right after the summary: the
     # retained turn keeps its header, which leaves nothing between the summary and the cut.
     s = Stream()
-    s.summary("t1")
+    s.sized_summary("t1")
     s.add(TURN_HEADER, turn_id="t2")
     s.add(USER_PROMPT, turn_id="t2", author="user")
     s.add(ASSISTANT_COMPLETION, turn_id="t2")
@@ -43,7 +42,7 @@ def test_a_cut_that_would_keep_only_the_header_after_the_summary_is_no_cut() -> 
 def test_a_split_prefix_never_reaches_back_into_the_summary_of_the_same_turn() -> None:
     # Compaction inside turn t5 leaves a summary carrying t5 and t5's later blocks after it.
     s = Stream()
-    s.summary("t5")
+    s.sized_summary("t5")
     s.add(TOOL_CALL, turn_id="t5")
     s.add(TOOL_RESULT, turn_id="t5")
     s.add(ASSISTANT_COMPLETION, turn_id="t5")

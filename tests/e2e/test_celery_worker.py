@@ -21,14 +21,14 @@ from django.conf import settings
 from django.test import override_settings
 
 from config.celery import app
-from tests.compaction_shell.helpers import SMALL, fill_to
 from tests.e2e.processes import REDIS_URL, free_port, live_database_url, wait_for, wait_for_applied_compaction
+from tests.factories import SMALL, fill_to
 from timeline_app.domain import blocks as b
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.services.compaction import TAKEN_OVER
 
 BASE_DIR = Path(settings.BASE_DIR)
-SLOW = "tests.compaction_shell.summarizers.SlowSummarizer"
+SLOW = "tests.services.compaction.summarizers.SlowSummarizer"
 
 pytestmark = [
     pytest.mark.e2e,

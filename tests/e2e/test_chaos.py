@@ -28,7 +28,6 @@ from django.db import close_old_connections, connection
 from timeline_client import TimelineClient
 from timeline_client.http import TimelineAPIError
 
-from tests.compaction_shell.helpers import SMALL, fill_to
 from tests.e2e.processes import (
     REDIS_URL,
     ROOT,
@@ -39,6 +38,7 @@ from tests.e2e.processes import (
     wait_for_applied_compaction,
 )
 from tests.e2e.test_celery_worker import Worker
+from tests.factories import SMALL, fill_to
 from timeline_app.models import Block, Timeline
 from timeline_app.services.api_keys import api_key_create
 

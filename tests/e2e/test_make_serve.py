@@ -18,7 +18,6 @@ import pytest
 from django.conf import settings
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.compaction_shell.helpers import SMALL, fill_to
 from tests.e2e.processes import (
     REDIS_URL,
     ROOT,
@@ -29,6 +28,7 @@ from tests.e2e.processes import (
     wait_for,
     wait_for_applied_compaction,
 )
+from tests.factories import SMALL, fill_to
 from timeline_app.models import Timeline
 from timeline_app.services.api_keys import api_key_create
 

@@ -8,7 +8,7 @@ from django.urls import resolve
 from prometheus_client.parser import text_string_to_metric_families
 from rest_framework.throttling import ScopedRateThrottle
 
-from tests.engine.helpers import add_turns
+from tests.factories import add_turns
 from timeline_app import metrics
 from timeline_app.models import Timeline
 from timeline_app.request_log import route_template

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+from tests.builders import PDF_B64, PNG_B64, Stream
 from timeline_app.domain.block_text import binary_placeholder, block_text
 from timeline_app.domain.blocks import PLAN, PLAN_ACK, TOOL_RESULT, Block
 from timeline_app.rendering.formats import Source, announce_text, block_parts, sources_pool_text
-
-from .builders import PDF_B64, PNG_B64, Stream
 
 T = "turn_1770603271112_2yz1lp"
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from tests.builders import PNG_B64, Stream, last_index
 from timeline_app.domain.blocks import NOTES, TOOL_CALL, TOOL_RESULT
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.rendering.cache_points import assign_rounds, cache_point_indices, current_turn_start
-
-from .builders import PNG_B64, Stream, last_index
 
 SETTINGS = RenderSettings()
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests.builders import Stream
 from timeline_app.domain.blocks import NOTES, SUMMARY, TOOL_CALL, TOOL_RESULT, TURN_HEADER, USER_PROMPT
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.rendering.pipeline import RenderOptions, filter_contributions, render_window
-
-from .builders import Stream
 
 
 def _stream() -> Stream:

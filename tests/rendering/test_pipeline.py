@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+from tests.builders import PDF_B64, PNG_B64, Stream
 from timeline_app.domain.block_text import stable_json
 from timeline_app.domain.blocks import PLAN, Block
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.rendering.formats import Source
 from timeline_app.rendering.pipeline import RenderOptions, render_window
-
-from .builders import PDF_B64, PNG_B64, Stream
 
 SETTINGS = RenderSettings()
 SOURCES = (Source(sid=1, url="https://a.example", title="A", text="alpha"),)

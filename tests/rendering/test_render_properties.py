@@ -9,13 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
+from tests.builders import PDF_B64, PNG_B64, Stream
 from timeline_app.domain.block_text import block_text, stable_json
 from timeline_app.domain.blocks import NOTES, TOOL_RESULT, Block
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.rendering.formats import Source
 from timeline_app.rendering.pipeline import RenderOptions, filter_contributions, render_window
-
-from .builders import PDF_B64, PNG_B64, Stream
 
 TAIL_PREFIXES = ("[SOURCES POOL]", "[ANNOUNCE]")
 

@@ -13,12 +13,11 @@ import openai
 import pydantic
 import pytest
 
+from tests.builders import PDF_B64, PNG_B64, Stream
 from timeline_app.domain.blocks import PLAN, Block
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.rendering.formats import Source
 from timeline_app.rendering.pipeline import RenderOptions, render_window
-
-from .builders import PDF_B64, PNG_B64, Stream
 
 ANTHROPIC_PARTS = pydantic.TypeAdapter(list[anthropic.types.ContentBlockParam])
 ANTHROPIC_MESSAGE = pydantic.TypeAdapter(anthropic.types.MessageParam)

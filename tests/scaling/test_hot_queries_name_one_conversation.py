@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from tests.engine.helpers import add_turns
+from tests.factories import add_turns
 from timeline_app.models import Timeline
 
 pytestmark = pytest.mark.django_db

@@ -6,13 +6,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from tests.factories import add_turns
 from timeline_app.models import RenderRecord, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.services.contexts import context_create
 from timeline_app.services.conversations import conversation_create
 from timeline_app.services.render import timeline_render
-
-from ..engine.helpers import add_turns
 
 pytestmark = pytest.mark.django_db
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from tests.factories import add_turn, add_turns
 from timeline_app.domain import blocks as b
 from timeline_app.domain.contributions import NewBlock, tool_call_blocks
 from timeline_app.models import Compaction, Timeline
 from timeline_app.services.blocks import blocks_append
-
-from ..engine.helpers import add_turn, add_turns
 
 pytestmark = pytest.mark.django_db
 BASE = "/api/v1/conversations/c1"

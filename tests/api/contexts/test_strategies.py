@@ -20,9 +20,9 @@ from .test_messages_api import without_added
 from .test_render_context import assert_every_tool_message_follows_its_call, tool_round
 
 CUSTOM = {
-    "users_only": "tests.contexts.custom_strategies.users_only",
-    "tool_results": "tests.contexts.custom_strategies.every_tool_result",
-    "broken": "tests.contexts.custom_strategies.broken",
+    "users_only": "tests.api.contexts.custom_strategies.users_only",
+    "tool_results": "tests.api.contexts.custom_strategies.every_tool_result",
+    "broken": "tests.api.contexts.custom_strategies.broken",
 }
 
 

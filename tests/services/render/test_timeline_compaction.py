@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.factories import add_turn, add_turns
 from timeline_app import selectors
 from timeline_app.domain import blocks as b
 from timeline_app.domain.contributions import tool_call_blocks
@@ -14,8 +15,6 @@ from timeline_app.services.blocks import blocks_append, turn_start
 from timeline_app.services.compaction import compaction_run
 from timeline_app.services.hiding import blocks_hide
 from timeline_app.services.render import timeline_render
-
-from .helpers import add_turn, add_turns
 
 pytestmark = pytest.mark.django_db
 

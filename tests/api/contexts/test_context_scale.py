@@ -7,11 +7,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from tests.api.hostile import C, assert_error, assert_still_readable
 from timeline_app.domain.messages import NewMessage, message_block
 from timeline_app.models import Timeline
 from timeline_app.services.blocks import blocks_append
-
-from ..api.hostile import C, assert_error, assert_still_readable
 
 pytestmark = pytest.mark.django_db
 

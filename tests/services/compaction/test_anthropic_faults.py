@@ -12,12 +12,13 @@ from django.forms.models import model_to_dict
 
 from compaction.anthropic_summarizer import SYSTEM_PROMPT, AnthropicSummarizer
 from tests.anthropic_mock import ScriptedTransport, error, message, mock_client
+from tests.factories import fill_to
 from timeline_app.domain import blocks as b
 from timeline_app.models import Block, Compaction
 from timeline_app.services.blocks import turn_start
 from timeline_app.tasks import compact_timeline
 
-from .helpers import fill_to, make_timeline
+from .helpers import make_timeline
 from .summarizers import use
 
 pytestmark = pytest.mark.django_db

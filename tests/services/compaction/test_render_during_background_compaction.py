@@ -10,6 +10,7 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
+from tests.factories import fill_to
 from timeline_app.domain import blocks as b
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
@@ -19,7 +20,7 @@ from timeline_app.services.background import background_settings
 from timeline_app.services.compaction import compaction_run
 from timeline_app.services.render import timeline_render
 
-from .helpers import fill_to, in_thread, make_timeline, needs_concurrent_db
+from .helpers import in_thread, make_timeline, needs_concurrent_db
 from .summarizers import BlockingSummarizer
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -9,6 +9,7 @@ import pytest
 from django.db import connection
 
 from compaction.summarizers import ExtractiveSummarizer
+from tests.factories import fill_to
 from timeline_app.domain import blocks as b
 from timeline_app.models import Block, Compaction
 from timeline_app.rendering.pipeline import RenderOptions
@@ -17,7 +18,7 @@ from timeline_app.services.render import timeline_render
 from timeline_app.signals import on_after_compaction, on_before_compaction
 from timeline_app.tasks import compact_timeline
 
-from .helpers import fill_to, make_timeline
+from .helpers import make_timeline
 from .summarizers import use
 
 

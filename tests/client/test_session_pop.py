@@ -11,9 +11,8 @@ from django.test.utils import CaptureQueriesContext
 from timeline_client import TimelineClient
 from timeline_client.openai_agents import TimelineSession
 
+from tests.api.contexts.conftest import messages_url
 from timeline_app.models import Block, Timeline
-
-from .conftest import messages_url
 
 pytestmark = pytest.mark.django_db
 

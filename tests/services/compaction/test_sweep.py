@@ -8,6 +8,7 @@ import pytest
 from django.conf import settings
 from django.utils import timezone
 
+from tests.factories import fill_to
 from timeline_app import selectors
 from timeline_app.domain import blocks as b
 from timeline_app.domain.contributions import NewBlock
@@ -18,7 +19,7 @@ from timeline_app.services.blocks import blocks_append
 from timeline_app.services.compaction import compaction_run
 from timeline_app.tasks import compact_timeline, sweep_compactions
 
-from .helpers import fill_to, make_timeline
+from .helpers import make_timeline
 
 pytestmark = pytest.mark.django_db
 

@@ -18,12 +18,12 @@ def test_extractive_by_default():
     assert isinstance(fallback_summarizer(), ExtractiveSummarizer)
 
 
-@override_settings(TIMELINE_SUMMARIZER_CLASS="tests.compaction_shell.summarizers.SlowSummarizer")
+@override_settings(TIMELINE_SUMMARIZER_CLASS="tests.services.compaction.summarizers.SlowSummarizer")
 def test_a_custom_summarizer_class_wins():
     assert isinstance(configured_summarizer(), SlowSummarizer)
 
 
-@override_settings(TIMELINE_SUMMARIZER_CLASS="tests.compaction_shell.nowhere.Nothing")
+@override_settings(TIMELINE_SUMMARIZER_CLASS="tests.services.compaction.nowhere.Nothing")
 def test_a_custom_class_that_does_not_import_is_a_configuration_error():
     with pytest.raises(ImproperlyConfigured, match="cannot be imported"):
         configured_summarizer()

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compaction.planner import plan_compaction
+from tests.factories import add_turn
 from timeline_app import selectors
 from timeline_app.domain import blocks as b
 from timeline_app.models import Block, Compaction, Timeline
@@ -17,8 +18,6 @@ from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.conversations import conversation_create
 from timeline_app.services.render import timeline_render
-
-from .helpers import add_turn
 
 pytestmark = pytest.mark.django_db
 

@@ -13,6 +13,7 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from tests.api.outages import UNREACHABLE_REDIS
+from tests.factories import fill_to
 from timeline_app import selectors
 from timeline_app.models import Compaction
 from timeline_app.rendering.pipeline import RenderOptions
@@ -21,7 +22,7 @@ from timeline_app.services.background import COMPACT_TASK, NUDGE_SECONDS
 from timeline_app.services.compaction import compaction_run
 from timeline_app.services.render import timeline_render
 
-from .helpers import fill_to, make_timeline
+from .helpers import make_timeline
 
 pytestmark = pytest.mark.django_db
 OPTIONS = RenderOptions(format="anthropic")

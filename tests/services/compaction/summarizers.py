@@ -18,7 +18,7 @@ from django.db import connection
 from compaction.summarizers import ExtractiveSummarizer, Summarizer
 from timeline_app.domain.blocks import Block
 
-CURRENT = "tests.compaction_shell.summarizers.current"
+CURRENT = "tests.services.compaction.summarizers.current"
 
 
 class BlockingSummarizer:

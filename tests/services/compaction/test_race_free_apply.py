@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from tests.factories import fill_to
 from timeline_app import selectors
 from timeline_app.domain import blocks as b
 from timeline_app.domain.contributions import NewBlock
@@ -18,7 +19,7 @@ from timeline_app.services.blocks import blocks_append
 from timeline_app.services.compaction import TAKEN_OVER, compaction_run
 from timeline_app.services.render import timeline_render
 
-from .helpers import fill_to, in_thread, make_timeline, needs_concurrent_db
+from .helpers import in_thread, make_timeline, needs_concurrent_db
 from .summarizers import BlockingSummarizer
 
 pytestmark = pytest.mark.django_db(transaction=True)
