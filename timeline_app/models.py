@@ -11,6 +11,7 @@ import hashlib
 import secrets
 from typing import Any
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Case, F, IntegerField, Q, Sum, When
 
@@ -29,6 +30,15 @@ side of ``rendering.blocks.Block.effective_tokens``)."""
 class Tenant(models.Model):
     name = models.CharField(max_length=100, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Staff users limited to the tenants they are listed on in the admin (a staff user on no
+    # tenant's list sees every tenant; superusers always do): docs/admin.md "Tenant scope".
+    staff_users = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="admin_tenants",
+        help_text="Staff users who see only the tenants they are listed on in the admin "
+        "(a staff user listed on none sees every tenant).",
+    )
 
     def __str__(self) -> str:
         return self.name

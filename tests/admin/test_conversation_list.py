@@ -19,9 +19,9 @@ from timeline_app.models import Block, Compaction, Conversation, Tenant, Timelin
 from timeline_app.rendering import blocks as b
 from timeline_app.services.conversations import conversation_create, timeline_get_or_create
 
-# session, user, the support user's two permission reads, tenant filter choices, count, page;
-# on PostgreSQL an unfiltered list first asks pg_class for the row estimate (one more).
-LIST_QUERIES = 8
+# session, user, the support user's two permission reads, its tenant scope, tenant filter choices,
+# count, page; on PostgreSQL an unfiltered list first asks pg_class for the row estimate (one more).
+LIST_QUERIES = 9
 
 
 def _plain(tenant, public_id: str, *, turns: int = 2, title: str = "") -> tuple[Conversation, Timeline]:

@@ -85,13 +85,15 @@ class ConversationPages(_ModelAdmin):
     ) -> Conversation | None:
         """A conversation by its database id or by a public id only one tenant uses (Django's own
         views, e.g. the history, use this too)."""
-        return _pick(admin_selectors.conversation_lookup(object_id=unquote(object_id)))
+        tenants = admin_selectors.staff_tenant_ids(user=request.user)
+        return _pick(admin_selectors.conversation_lookup(object_id=unquote(object_id), tenant_ids=tenants))
 
     def conversation_or_redirect(self, request: HttpRequest, object_id: str) -> Conversation | HttpResponse:
         """The one lookup of every page here. A public id several tenants use goes to the list
         of those conversations; an unknown id back to the admin index, as for any admin object."""
         key = unquote(object_id)
-        matches = admin_selectors.conversation_lookup(object_id=key)
+        tenants = admin_selectors.staff_tenant_ids(user=request.user)
+        matches = admin_selectors.conversation_lookup(object_id=key, tenant_ids=tenants)
         conversation = _pick(matches)
         if conversation is None and matches:
             self.message_user(
