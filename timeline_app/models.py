@@ -370,6 +370,12 @@ class RenderRecord(models.Model):
     segment_count = models.IntegerField(default=0)
     segment_digests = models.BinaryField(default=b"")
     segment_seqs = models.BinaryField(default=b"")
+    # What the admin's past-render view needs besides the stored blocks to render it again exactly
+    # (``rendering/replay.py``): the seqs of the window's hidden blocks at that moment
+    # (``pack_seqs``), and the inputs (``replay.render_inputs``: resolved settings, format,
+    # filters, the system prompt's digest). Empty on renders recorded before migration 0010.
+    hidden_seqs = models.BinaryField(default=b"")
+    render_inputs = models.JSONField(default=dict, blank=True)
 
     class Meta:
         indexes = [

@@ -30,9 +30,12 @@ from timeline_app import roles
 from timeline_app.admin import charts, display, sections
 from timeline_app.admin import selectors as admin_selectors
 from timeline_app.models import Compaction, Conversation, RenderRecord, Timeline
+from timeline_app.rendering import replay
+from timeline_app.rendering.formats import debug_text
 from timeline_app.rendering.messages import CONTEXT_NAME_PATTERN
-from timeline_app.rendering.pipeline import RenderOptions
-from timeline_app.rendering.settings import SettingsError, resolve_settings
+from timeline_app.rendering.pipeline import Rendered, RenderOptions
+from timeline_app.rendering.prefix import unpack_seqs
+from timeline_app.rendering.settings import RenderSettings, SettingsError, resolve_settings
 from timeline_app.services.compaction import compaction_run
 from timeline_app.services.export import timeline_export
 from timeline_app.services.render import RenderOutcome, timeline_render, timeline_settings
@@ -121,6 +124,11 @@ class ConversationPages(_ModelAdmin):
     def get_urls(self) -> list[URLPattern]:
         pages = {"render": self.render_preview_view, "compact": self.compact_view, "export": self.export_view}
         return [
+            path(
+                "<path:object_id>/renders/<int:record_id>/",
+                self.admin_site.admin_view(self.past_render_view),
+                name="timeline_app_conversation_past_render",
+            ),
             *(
                 path(
                     f"<path:object_id>/{name}/",
@@ -230,6 +238,59 @@ class ConversationPages(_ModelAdmin):
         request.current_app = self.admin_site.name
         return TemplateResponse(request, "admin/timeline_app/conversation/render_preview.html", context)
 
+    # ------------------------------------------------------------ a past render
+
+    def past_render_view(self, request: HttpRequest, object_id: str, record_id: int) -> HttpResponse:
+        """A recorded render as it returned the context: rendered again from the stored blocks
+        and what the record kept, and checked against its prefix fingerprint (``replay``)."""
+        conversation = self.conversation_or_redirect(request, object_id)
+        if isinstance(conversation, HttpResponse):
+            return conversation
+        timeline = self._timeline(request, conversation)
+        record = admin_selectors.timeline_render_record(timeline=timeline, record_id=record_id)
+        if record is None:
+            raise Http404("no such render of this context")
+        recorded = replay.Recorded(
+            segment_digests=bytes(record.segment_digests),
+            segment_seqs=bytes(record.segment_seqs),
+            hidden_seqs=bytes(record.hidden_seqs),
+            hidden_count=record.hidden_count,
+            cache_points=list(record.cache_points or []),
+            system_tokens=record.system_tokens,
+            prefix_tokens=record.prefix_tokens,
+            inputs=record.render_inputs if isinstance(record.render_inputs, dict) else {},
+        )
+        blocks = admin_selectors.timeline_blocks_of_seqs(timeline=timeline, seqs=replay.window_seqs(recorded))
+        result = replay.replay(
+            blocks,
+            recorded,
+            today_settings=_settings_or_default(conversation),
+            today_hidden=frozenset(block.seq for block in blocks if block.hidden),
+        )
+        inputs = recorded.inputs
+        tail = [
+            name
+            for name, key in (("the sources pool", "include_sources"), ("announce", "include_announce"))
+            if inputs.get(key)
+        ]
+        title = f"Render of {display.utc(record.rendered_at)}: {conversation.title or conversation.public_id}"
+        context = {
+            **self._page_context(request, title),
+            "conversation": conversation,
+            "original": conversation,
+            "timeline": timeline,
+            "record": record,
+            "rendered_at": display.utc(record.rendered_at),
+            "conversation_url": display.conversation_url(conversation, context=timeline.name),
+            "result": result,
+            "format": result.options.format if result.options else inputs.get("format", ""),
+            "tail": tail,
+            "lines": _stream_lines(result.rendered),
+            "hidden_seqs": sorted(unpack_seqs(recorded.hidden_seqs)),
+        }
+        request.current_app = self.admin_site.name
+        return TemplateResponse(request, "admin/timeline_app/conversation/past_render.html", context)
+
     # ------------------------------------------------------------ operator actions
 
     def compact_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
@@ -337,6 +398,12 @@ def _charts(timeline: Timeline, applied: list[Compaction], renders: list[RenderR
             "at": display.utc(record.rendered_at),
             "new": max(record.prefix_tokens - record.reused_prefix_tokens, 0),
             "pruning": display.pruning_words(record.pruning_status),
+            "url": reverse(
+                "admin:timeline_app_conversation_past_render",
+                args=[quote(timeline.conversation_id), record.pk],
+            )
+            + "?"
+            + urlencode({"context": timeline.name}),
             "path_url": display.changed_block_url(timeline=timeline, path=record.first_changed_path)
             if record.first_changed_path
             else "",
@@ -400,6 +467,37 @@ def _page_links(conversation: Conversation, timeline: Timeline, page: Page[Any])
 def _sub_url(name: str, conversation: Conversation, timeline: Timeline) -> str:
     url = reverse(f"admin:timeline_app_conversation_{name}", args=[quote(conversation.pk)])
     return url + "?" + urlencode({"context": timeline.name})
+
+
+def _settings_or_default(conversation: Conversation) -> RenderSettings:
+    try:
+        return resolve_settings(conversation.settings)
+    except SettingsError:
+        return resolve_settings({})
+
+
+def _stream_lines(rendered: Rendered | None) -> list[dict[str, Any]]:
+    """A render's parts as the text stream with ``=>[k]`` after each cache point (an OpenAI
+    render: one JSON message a line), at most ``PREVIEW_MAX_CHARS``."""
+    if rendered is None:
+        return []
+    if rendered.debug is not None:
+        stream = rendered.debug
+    elif rendered.cache_points or all("text" in part for part in rendered.blocks):
+        stream = debug_text(rendered.blocks, rendered.cache_points)
+    else:
+        stream = "\n".join(
+            json.dumps(message, ensure_ascii=False, sort_keys=True) for message in rendered.blocks
+        )
+    lines = [
+        {"text": line, "mark": line.startswith("=>[") and line.endswith("]")}
+        for line in stream[:PREVIEW_MAX_CHARS].split("\n")
+    ]
+    if len(stream) > PREVIEW_MAX_CHARS:
+        lines.append(
+            {"text": f"… {len(stream) - PREVIEW_MAX_CHARS} more characters not shown", "mark": False}
+        )
+    return lines
 
 
 def _flag(request: HttpRequest, name: str, default: bool) -> bool:

@@ -38,6 +38,7 @@ from django.db.models.functions import Coalesce, Length, RowNumber, Substr
 from timeline_app.errors import InvalidInput
 from timeline_app.models import Block, Compaction, Conversation, RenderRecord, Tenant, Timeline
 from timeline_app.rendering import blocks as b
+from timeline_app.rendering.blocks import Block as BlockValue
 from timeline_app.selectors import timelines_with_visible_tokens
 from timeline_app.selectors.blocks import blocks_matching
 from timeline_app.selectors.renders import render_history
@@ -307,3 +308,21 @@ def timeline_turn_tokens(*, timeline: Timeline, window_start: int | None, limit:
 def timeline_render_history(*, timeline: Timeline, limit: int) -> list[RenderRecord]:
     """The newest ``limit`` renders of the timeline, newest first (one query)."""
     return render_history(timeline=timeline, limit=limit)
+
+
+def timeline_render_record(*, timeline: Timeline, record_id: int) -> RenderRecord | None:
+    """One recorded render of this timeline (another timeline's id finds nothing), with its
+    packed fingerprint."""
+    if not 0 < record_id <= _MAX_PK:
+        return None
+    return RenderRecord.objects.filter(timeline=timeline, pk=record_id).first()
+
+
+def timeline_blocks_of_seqs(*, timeline: Timeline, seqs: list[int]) -> list[BlockValue]:
+    """The stored blocks of ``seqs`` as pure values with their current hide state (one range
+    query over ``(timeline, seq)``)."""
+    if not seqs:
+        return []
+    wanted = set(seqs)
+    rows = Block.objects.filter(timeline=timeline, seq__gte=min(wanted), seq__lte=max(wanted)).as_values()
+    return [block for block in rows if block.seq in wanted]

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.db.models import Count
 
 from timeline_app.models import RenderRecord, Timeline
 from timeline_app.rendering.pipeline import Rendered
-from timeline_app.rendering.prefix import CacheReport
+from timeline_app.rendering.prefix import CacheReport, pack_seqs
 
 
 def render_record(
@@ -20,10 +21,12 @@ def render_record(
     settings_key: str,
     summary_seq: int | None,
     pruning_status: str,
-    hidden_count: int,
+    hidden_seqs: list[int],
     compaction_id: int | None,
+    inputs: dict[str, Any],
 ) -> RenderRecord:
-    """Record one render (one INSERT, whatever the timeline's length)."""
+    """Record one render (one INSERT, whatever the timeline's length). ``hidden_seqs`` (the window's
+    hidden blocks) and ``inputs`` (``replay.render_inputs``) let the admin render it again."""
     prefix = rendered.prefix
     return RenderRecord.objects.create(
         timeline=timeline,
@@ -40,7 +43,9 @@ def render_record(
         prefix_tokens=prefix.total_tokens,
         cache_points=list(rendered.cache_points),
         pruning_status=pruning_status,
-        hidden_count=hidden_count,
+        hidden_count=len(hidden_seqs),
+        hidden_seqs=pack_seqs(sorted(hidden_seqs)),
+        render_inputs=inputs,
         compaction_id=compaction_id,
         summary_seq=summary_seq,
         settings_key=settings_key,
