@@ -174,3 +174,9 @@ def test_title_with_html_is_escaped_in_the_list(support, tenant):
     page = support.get(urls.changelist("conversation")).content.decode()
     assert "&lt;script&gt;alert(&quot;t&quot;)&lt;/script&gt;" in page
     assert '<script>alert("t")' not in page
+
+
+@pytest.mark.django_db
+def test_no_view_site_link_leads_to_the_404_at_the_root(support):
+    html = support.get(urls.changelist("conversation")).content.decode()
+    assert "View site" not in html

@@ -47,6 +47,8 @@ admin.site.index_title = "Conversations, timelines and compactions"
 # The lists are wide (ids, paths, statuses): on a 1366 px laptop the app sidebar would push the
 # status columns out of sight. Breadcrumbs and the index lead everywhere it did.
 admin.site.enable_nav_sidebar = False
+# The service has no site of its own to view: no "View site" link (it led to a 404 at /).
+admin.site.site_url = None
 
 
 class ReadOnlyAdmin(ModelAdmin):
