@@ -8,7 +8,7 @@ from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVectorField
 from django.db import connection
 from django.db.models import Case, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Sum, Value, When
-from django.db.models.expressions import RawSQL
+from django.db.models.expressions import Expression, RawSQL
 from django.db.models.functions import Coalesce, Greatest
 
 from timeline_app.errors import InvalidInput, NotFound
@@ -155,6 +155,31 @@ def _check_tsquery(query: str) -> None:
             "the query needs a word that must occur: only negated words (-foo) would match every block",
             details={"q": "at least one word that is not negated, on every side of an 'or'"},
         )
+
+
+class _StoredSearchVector(Expression):
+    """``search_vector`` of the query's own block table, under whatever alias it has: unlike
+    ``SEARCH_VECTOR``'s fixed table name this also works inside a subquery (``U0``)."""
+
+    output_field = SearchVectorField()
+
+    def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list[Any]]:
+        alias = compiler.quote_name_unless_alias(compiler.query.get_initial_alias())
+        return f'{alias}."search_vector"', []
+
+
+def blocks_matching(rows: QuerySet[Block], *, query: str) -> QuerySet[Block]:
+    """``rows`` narrowed to the blocks whose text matches ``query``, unordered: the search index on
+    PostgreSQL (``websearch_to_tsquery``, ``simple``; a query the index cannot narrow is
+    InvalidInput), every word in the text or the path on SQLite. The admin's search across
+    conversations uses it; ``blocks_search`` is the ranked search of one timeline."""
+    if connection.vendor == "postgresql":
+        _check_tsquery(query)
+        search = SearchQuery(query, search_type="websearch", config="simple")
+        return rows.annotate(vector=_StoredSearchVector()).filter(vector=search)
+    for word in query.split():
+        rows = rows.filter(Q(text__icontains=word) | Q(path__icontains=word))
+    return rows
 
 
 def blocks_search(*, timeline: Timeline, query: str, limit: int | None = None) -> list[Block]:

@@ -30,6 +30,7 @@ from timeline_app.rendering.blocks import Block as BlockValue
 from timeline_app.rendering.formats import Source, stable_json
 from timeline_app.rendering.pipeline import Rendered, RenderOptions, render_window
 from timeline_app.rendering.prefix import CacheReport, explain_cache
+from timeline_app.rendering.replay import render_inputs
 from timeline_app.rendering.settings import RenderSettings, resolve_settings
 from timeline_app.rendering.ttl import TtlDecision, apply_hides, plan_ttl_pruning
 from timeline_app.selectors.contexts import strategy_window
@@ -210,8 +211,9 @@ def timeline_render(
             settings_key=key,
             summary_seq=summary_seq,
             pruning_status=decision.status,
-            hidden_count=sum(1 for block in window if block.hidden),
+            window=window,
             compaction_id=applied.compaction_id if applied is not None else None,
+            inputs=render_inputs(settings=settings, options=options, system_digest=system_digest),
         )
     return RenderOutcome(
         rendered=rendered,
