@@ -3,26 +3,38 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+# Two installs: RUN_STAMP is what running the service needs (`pip install -e .`: make run, serve,
+# worker, beat); STAMP adds the dev toolchain (the `dev` extra: make test, lint, typecheck, ...).
+# A dev install covers running too, so it stamps both; a run install leaves STAMP missing, so a
+# later `make test` installs the dev extra.
 STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
 
-.PHONY: run serve test test-fast install worker beat lint typecheck schema bench clean mutation
+.PHONY: run serve test test-fast install install-run worker beat lint typecheck schema bench clean mutation
+
+$(RUN_STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@if [ $(STAMP) -nt pyproject.toml ]; then :; else $(PY) -m pip install --quiet -e .; fi
+	@touch $(RUN_STAMP)
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]' -e './clients/python[mcp,openai-agents]'
-	@touch $(STAMP)
+	@touch $(STAMP) $(RUN_STAMP)
 
 install: $(STAMP)
+
+install-run: $(RUN_STAMP)
 
 # make run PORT=8001: the port the embedded server listens on (127.0.0.1 only).
 PORT ?= 8000
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	exec env PORT=$(PORT) bash scripts/run.sh
 
 # Production processes on PostgreSQL and Redis from the environment (README "Production").
-serve: $(STAMP)
+serve: $(RUN_STAMP)
 	exec bash scripts/serve.sh
 
 test: $(STAMP)
@@ -38,10 +50,10 @@ test-fast: $(STAMP)
 	DATABASE_URL=sqlite://:memory: SECRET_KEY=test-fast HYPOTHESIS_PROFILE=dev \
 		$(PY) -m pytest -m "not e2e" -q -p no:cacheprovider $(FAST_TESTS)
 
-worker: $(STAMP)
+worker: $(RUN_STAMP)
 	$(VENV)/bin/celery -A config worker --loglevel=INFO
 
-beat: $(STAMP)
+beat: $(RUN_STAMP)
 	@mkdir -p var
 	$(VENV)/bin/celery -A config beat --schedule var/celerybeat-schedule --loglevel=INFO
 

@@ -54,6 +54,9 @@ MIDDLEWARE = [
     "timeline_app.request_log.RequestLogMiddleware",
     # An unreachable PostgreSQL, Redis or broker answers 503 with Retry-After, not 500.
     "timeline_app.api.exceptions.DependencyOutageMiddleware",
+    # /healthz and /metrics for an orchestrator's probes on any Host (pod IP, 127.0.0.1), before
+    # the host check and the HTTPS redirect (timeline_app/api/probes.py).
+    "timeline_app.api.probes.ProbeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

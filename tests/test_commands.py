@@ -82,3 +82,20 @@ def test_bench_on_an_unmigrated_database_says_to_migrate_first(monkeypatch):
         CommandError, match=re.escape("run `make run` once or `.venv/bin/python manage.py migrate` first")
     ):
         call_command("bench", "append")
+
+
+@pytest.mark.django_db
+def test_setup_demo_render_history_lies_inside_its_conversations_lifetime():
+    call_command("setup_demo", stdout=StringIO())
+    for conversation in Conversation.objects.all():
+        times = list(
+            RenderRecord.objects.filter(timeline__conversation=conversation).values_list(
+                "rendered_at", flat=True
+            )
+        )
+        conversation.refresh_from_db()
+        for at in times:
+            assert conversation.started_at <= at <= conversation.last_activity_at, (
+                conversation.public_id,
+                at,
+            )

@@ -11,6 +11,7 @@ import hashlib
 import secrets
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Case, Count, F, IntegerField, OuterRef, Q, Subquery, Sum, Value, When
 from django.db.models.functions import Coalesce, Greatest
@@ -38,6 +39,15 @@ def effective_tokens(prefix: str = "") -> Case:
 class Tenant(models.Model):
     name = models.CharField(max_length=100, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Staff users limited to the tenants they are listed on in the admin (a staff user on no
+    # tenant's list sees every tenant; superusers always do): docs/admin.md "Tenant scope".
+    staff_users = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="admin_tenants",
+        help_text="Staff users who see only the tenants they are listed on in the admin "
+        "(a staff user listed on none sees every tenant).",
+    )
 
     def __str__(self) -> str:
         return self.name
@@ -477,6 +487,18 @@ class RenderRecord(models.Model):
     segment_seed = models.BinaryField(default=b"")
     segment_digests = models.BinaryField(default=b"")
     segment_seqs = models.BinaryField(default=b"")
+    # What the admin's past-render view needs besides the stored blocks to render it again exactly
+    # (``rendering/replay.py``): the window's shape (its blocks are the stored ones of seq
+    # ``window_first_seq``..``window_last_seq`` but ``window_skipped_seqs``, after the summary of
+    # ``summary_seq``), the seqs hidden in it at that moment, both packed by
+    # ``replay.pack_seq_set`` (about 1–2 bytes per hidden or left-out block, nothing for a window
+    # without), and the inputs (``replay.render_inputs``: resolved settings, format, filters, the
+    # system prompt's digest). Empty on renders recorded before migration 0012.
+    window_first_seq = models.BigIntegerField(null=True, blank=True)
+    window_last_seq = models.BigIntegerField(null=True, blank=True)
+    window_skipped_seqs = models.BinaryField(default=b"")
+    hidden_seqs = models.BinaryField(default=b"")
+    render_inputs = models.JSONField(default=dict, blank=True)
 
     class Meta:
         indexes = [

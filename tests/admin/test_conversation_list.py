@@ -19,9 +19,9 @@ from timeline_app.domain import blocks as b
 from timeline_app.models import Block, Compaction, Conversation, Tenant, Timeline
 from timeline_app.services.conversations import conversation_create, timeline_get_or_create
 
-# session, user, the support user's two permission reads, tenant filter choices, count, page;
-# on PostgreSQL an unfiltered list first asks pg_class for the row estimate (one more).
-LIST_QUERIES = 8
+# session, user, the support user's two permission reads, its tenant scope, tenant filter choices,
+# count, page; on PostgreSQL an unfiltered list first asks pg_class for the row estimate (one more).
+LIST_QUERIES = 9
 
 
 def _plain(tenant, public_id: str, *, turns: int = 2, title: str = "") -> tuple[Conversation, Timeline]:
@@ -174,3 +174,9 @@ def test_title_with_html_is_escaped_in_the_list(support, tenant):
     page = support.get(urls.changelist("conversation")).content.decode()
     assert "&lt;script&gt;alert(&quot;t&quot;)&lt;/script&gt;" in page
     assert '<script>alert("t")' not in page
+
+
+@pytest.mark.django_db
+def test_no_view_site_link_leads_to_the_404_at_the_root(support):
+    html = support.get(urls.changelist("conversation")).content.decode()
+    assert "View site" not in html

@@ -17,10 +17,10 @@ from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.services.blocks import blocks_append, turn_start
 from timeline_app.services.conversations import conversation_create, timeline_get_or_create
 
-# session, user, conversation, the support user's two permission reads, contexts, turn count,
-# turn page, blocks, applied compactions, render history, tokens per turn (the chart), compaction
-# count.
-PAGE_QUERIES = 13
+# session, user, the support user's tenant scope, conversation, its two permission reads, contexts,
+# turn count, turn page, blocks, applied compactions, render history, tokens per turn (the chart),
+# compaction count.
+PAGE_QUERIES = 14
 
 
 def _turn_ids(section) -> list[str]:

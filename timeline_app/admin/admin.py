@@ -27,6 +27,7 @@ from timeline_app.admin.filters import (
     BlockTypeFilter,
     CompactionFailedFilter,
     HasHiddenBlocksFilter,
+    TenantFilter,
 )
 from timeline_app.admin.pages import ConversationPages
 from timeline_app.admin.paginator import EstimatedCountPaginator
@@ -46,6 +47,8 @@ admin.site.index_title = "Conversations, timelines and compactions"
 # The lists are wide (ids, paths, statuses): on a 1366 px laptop the app sidebar would push the
 # status columns out of sight. Breadcrumbs and the index lead everywhere it did.
 admin.site.enable_nav_sidebar = False
+# The service has no site of its own to view: no "View site" link (it led to a 404 at /).
+admin.site.site_url = None
 
 
 class ReadOnlyAdmin(ModelAdmin):
@@ -86,16 +89,33 @@ class ConversationAdmin(ConversationPages, ReadOnlyAdmin):
         "compactions",
     )
     list_display_links = ("public_id",)
-    list_filter = ("tenant", HasHiddenBlocksFilter, CompactionFailedFilter, ActivityFilter)
+    list_filter = (("tenant", TenantFilter), HasHiddenBlocksFilter, CompactionFailedFilter, ActivityFilter)
     list_select_related = ("tenant",)
     list_per_page = 50
     search_fields = ("public_id__exact", "title__icontains")
-    search_help_text = "An exact conversation id, or words of the title."
+    search_help_text = (
+        "An exact conversation id, words of the title, or words in the conversation's blocks "
+        "(the search index: any context, hidden and compacted blocks too)."
+    )
     ordering = ("-id",)
     actions = ("compact_selected",)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Conversation]:
-        return admin_selectors.conversation_admin_list()
+        tenants = admin_selectors.staff_tenant_ids(user=request.user)
+        return admin_selectors.in_tenants(admin_selectors.conversation_admin_list(), tenants, via="tenant")
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Conversation], search_term: str
+    ) -> tuple[QuerySet[Conversation], bool]:
+        """The id and title matches, and the conversations with a block matching the words (the
+        search index). ``queryset`` is already limited to the staff user's tenants."""
+        by_fields, duplicates = super().get_search_results(request, queryset, search_term)
+        if not search_term.strip():
+            return by_fields, duplicates
+        with_text = admin_selectors.conversations_with_text(query=search_term)
+        if with_text is None:
+            return by_fields, duplicates
+        return by_fields | queryset.filter(pk__in=with_text), duplicates
 
     def has_compact_permission(self, request: HttpRequest) -> bool:
         return roles.can_compact(request.user)
@@ -182,7 +202,9 @@ class BlockAdmin(ReadOnlyAdmin):
     )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Block]:
-        return super().get_queryset(request).defer("data")
+        tenants = admin_selectors.staff_tenant_ids(user=request.user)
+        rows = super().get_queryset(request).defer("data")
+        return admin_selectors.in_tenants(rows, tenants, via="timeline__conversation__tenant")
 
     @admin.display(description="conversation")
     def conversation(self, obj: Block) -> str:
@@ -303,12 +325,14 @@ class CompactionAdmin(ReadOnlyAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Compaction]:
         # The summary block's seq (shown as "seq N") without its text, payload or meta.
-        return (
+        rows = (
             super()
             .get_queryset(request)
             .select_related("timeline__conversation", "summary_block")
             .defer("summary_block__text", "summary_block__data", "summary_block__meta")
         )
+        tenants = admin_selectors.staff_tenant_ids(user=request.user)
+        return admin_selectors.in_tenants(rows, tenants, via="timeline__conversation__tenant")
 
     @admin.display(description="started", ordering="started_at")
     def started(self, obj: Compaction) -> str:

@@ -80,3 +80,11 @@ class BlockTypeFilter(admin.SimpleListFilter):
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
         return queryset.filter(type=self.value()) if self.value() else queryset
+
+
+class TenantFilter(admin.RelatedFieldListFilter):
+    """The tenant filter, offering only the tenants the staff user may see."""
+
+    def field_choices(self, field: Any, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        tenants = admin_selectors.staff_tenant_ids(user=request.user)
+        return [(str(pk), name) for pk, name in admin_selectors.tenant_choices(tenant_ids=tenants)]

@@ -29,9 +29,14 @@ from django.utils.http import urlencode
 from timeline_app import roles
 from timeline_app.admin import charts, display, sections
 from timeline_app.admin import selectors as admin_selectors
+from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.domain.messages import CONTEXT_NAME_PATTERN
+from timeline_app.domain.settings import RenderSettings, SettingsError, resolve_settings
 from timeline_app.models import Compaction, Conversation, RenderRecord, Timeline
-from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.rendering import replay
+from timeline_app.rendering.formats import debug_text
+from timeline_app.rendering.pipeline import Rendered, RenderOptions
+from timeline_app.rendering.prefix import LEGACY_STRIDE
 from timeline_app.selectors.settings import settings_resolve, timeline_settings
 from timeline_app.services.compaction import compaction_run
 from timeline_app.services.export import timeline_export
@@ -87,13 +92,15 @@ class ConversationPages(_ModelAdmin):
     ) -> Conversation | None:
         """A conversation by its database id or by a public id only one tenant uses (Django's own
         views, e.g. the history, use this too)."""
-        return _pick(admin_selectors.conversation_lookup(object_id=unquote(object_id)))
+        tenants = admin_selectors.staff_tenant_ids(user=request.user)
+        return _pick(admin_selectors.conversation_lookup(object_id=unquote(object_id), tenant_ids=tenants))
 
     def conversation_or_redirect(self, request: HttpRequest, object_id: str) -> Conversation | HttpResponse:
         """The one lookup of every page here. A public id several tenants use goes to the list
         of those conversations; an unknown id back to the admin index, as for any admin object."""
         key = unquote(object_id)
-        matches = admin_selectors.conversation_lookup(object_id=key)
+        tenants = admin_selectors.staff_tenant_ids(user=request.user)
+        matches = admin_selectors.conversation_lookup(object_id=key, tenant_ids=tenants)
         conversation = _pick(matches)
         if conversation is None and matches:
             self.message_user(
@@ -121,6 +128,11 @@ class ConversationPages(_ModelAdmin):
     def get_urls(self) -> list[URLPattern]:
         pages = {"render": self.render_preview_view, "compact": self.compact_view, "export": self.export_view}
         return [
+            path(
+                "<path:object_id>/renders/<int:record_id>/",
+                self.admin_site.admin_view(self.past_render_view),
+                name="timeline_app_conversation_past_render",
+            ),
             *(
                 path(
                     f"<path:object_id>/{name}/",
@@ -230,6 +242,85 @@ class ConversationPages(_ModelAdmin):
         request.current_app = self.admin_site.name
         return TemplateResponse(request, "admin/timeline_app/conversation/render_preview.html", context)
 
+    # ------------------------------------------------------------ a past render
+
+    def past_render_view(self, request: HttpRequest, object_id: str, record_id: int) -> HttpResponse:
+        """A recorded render as it returned the context: rendered again from the stored blocks
+        and what the record kept, and checked against its prefix fingerprint (``replay``)."""
+        conversation = self.conversation_or_redirect(request, object_id)
+        if isinstance(conversation, HttpResponse):
+            return conversation
+        timeline = self._timeline(request, conversation)
+        record = admin_selectors.timeline_render_record(timeline=timeline, record_id=record_id)
+        if record is None:
+            raise Http404("no such render of this context")
+        inputs = record.render_inputs if isinstance(record.render_inputs, dict) else {}
+        shape = (
+            replay.WindowShape(
+                summary_seq=record.summary_seq,
+                first_seq=record.window_first_seq,
+                last_seq=record.window_last_seq,
+                skipped_seqs=bytes(record.window_skipped_seqs),
+                hidden_seqs=bytes(record.hidden_seqs),
+                hidden_count=record.hidden_count,
+            )
+            if inputs
+            else None
+        )
+        recorded = replay.Recorded(
+            segment_count=record.segment_count,
+            segment_stride=record.segment_stride,
+            segment_digests=bytes(record.segment_digests),
+            segment_seqs=bytes(record.segment_seqs),
+            segment_seed=bytes(record.segment_seed),
+            cache_points=list(record.cache_points or []),
+            system_tokens=record.system_tokens,
+            prefix_tokens=record.prefix_tokens,
+            inputs=inputs,
+            hidden_count=record.hidden_count,
+            window=shape,
+        )
+        today_window: list[BlockValue] = []
+        if shape is not None:
+            blocks = admin_selectors.timeline_blocks_of_window(
+                timeline=timeline,
+                first_seq=shape.first_seq,
+                last_seq=shape.last_seq,
+                summary_seq=shape.summary_seq,
+            )
+        elif recorded.segment_stride == LEGACY_STRIDE:
+            blocks = admin_selectors.timeline_blocks_of_seqs(
+                timeline=timeline, seqs=replay.legacy_window_seqs(recorded)
+            )
+        else:
+            blocks, today_window = [], admin_selectors.timeline_window_today(timeline=timeline)
+        result = replay.replay(
+            blocks, recorded, today_settings=_settings_or_default(conversation), today_window=today_window
+        )
+        inputs = recorded.inputs
+        tail = [
+            name
+            for name, key in (("the sources pool", "include_sources"), ("announce", "include_announce"))
+            if inputs.get(key)
+        ]
+        title = f"Render of {display.utc(record.rendered_at)}: {conversation.title or conversation.public_id}"
+        context = {
+            **self._page_context(request, title),
+            "conversation": conversation,
+            "original": conversation,
+            "timeline": timeline,
+            "record": record,
+            "rendered_at": display.utc(record.rendered_at),
+            "conversation_url": display.conversation_url(conversation, context=timeline.name),
+            "result": result,
+            "format": result.options.format if result.options else inputs.get("format", ""),
+            "tail": tail,
+            "lines": _stream_lines(result.rendered),
+            "hidden_seqs": list(replay.unpack_seq_set(shape.hidden_seqs)) if shape is not None else [],
+        }
+        request.current_app = self.admin_site.name
+        return TemplateResponse(request, "admin/timeline_app/conversation/past_render.html", context)
+
     # ------------------------------------------------------------ operator actions
 
     def compact_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
@@ -335,6 +426,12 @@ def _charts(
             "at": display.utc(record.rendered_at),
             "new": max(record.prefix_tokens - record.reused_prefix_tokens, 0),
             "pruning": display.pruning_words(record.pruning_status),
+            "url": reverse(
+                "admin:timeline_app_conversation_past_render",
+                args=[quote(timeline.conversation_id), record.pk],
+            )
+            + "?"
+            + urlencode({"context": timeline.name}),
             "path_url": display.changed_block_url(timeline=timeline, path=record.first_changed_path)
             if record.first_changed_path
             else "",
@@ -398,6 +495,37 @@ def _page_links(conversation: Conversation, timeline: Timeline, page: Page[Any])
 def _sub_url(name: str, conversation: Conversation, timeline: Timeline) -> str:
     url = reverse(f"admin:timeline_app_conversation_{name}", args=[quote(conversation.pk)])
     return url + "?" + urlencode({"context": timeline.name})
+
+
+def _settings_or_default(conversation: Conversation) -> RenderSettings:
+    try:
+        return resolve_settings(conversation.settings)
+    except SettingsError:
+        return resolve_settings({})
+
+
+def _stream_lines(rendered: Rendered | None) -> list[dict[str, Any]]:
+    """A render's parts as the text stream with ``=>[k]`` after each cache point (an OpenAI
+    render: one JSON message a line), at most ``PREVIEW_MAX_CHARS``."""
+    if rendered is None:
+        return []
+    if rendered.debug is not None:
+        stream = rendered.debug
+    elif rendered.cache_points or all("text" in part for part in rendered.blocks):
+        stream = debug_text(rendered.blocks, rendered.cache_points)
+    else:
+        stream = "\n".join(
+            json.dumps(message, ensure_ascii=False, sort_keys=True) for message in rendered.blocks
+        )
+    lines = [
+        {"text": line, "mark": line.startswith("=>[") and line.endswith("]")}
+        for line in stream[:PREVIEW_MAX_CHARS].split("\n")
+    ]
+    if len(stream) > PREVIEW_MAX_CHARS:
+        lines.append(
+            {"text": f"… {len(stream) - PREVIEW_MAX_CHARS} more characters not shown", "mark": False}
+        )
+    return lines
 
 
 def _flag(request: HttpRequest, name: str, default: bool) -> bool:

@@ -36,7 +36,19 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Length, RowNumber, Substr
 
 from timeline_app.domain import blocks as b
-from timeline_app.models import Block, Compaction, Conversation, RenderRecord, Timeline, block_count_of
+from timeline_app.domain.blocks import Block as BlockValue
+from timeline_app.errors import InvalidInput
+from timeline_app.models import (
+    Block,
+    Compaction,
+    Conversation,
+    RenderRecord,
+    Tenant,
+    Timeline,
+    block_count_of,
+)
+from timeline_app.selectors.blocks import blocks_matching, visible_window
+from timeline_app.selectors.contexts import strategy_window
 from timeline_app.selectors.renders import render_history
 
 if TYPE_CHECKING:
@@ -53,6 +65,46 @@ def _count(queryset: QuerySet[Any], group_by: str) -> Subquery:
         queryset.order_by().values(group_by).annotate(n=Count("pk")).values("n")[:1],
         output_field=IntegerField(),
     )
+
+
+# ---------------------------------------------------------------- tenant scope and search
+
+
+def staff_tenant_ids(*, user: Any) -> list[int] | None:
+    """The tenants a staff user may see in the admin: ``None`` for all of them (superusers, and
+    staff users listed on no tenant), else the ids of the tenants listing the user (one query per
+    request: kept on the request's user object)."""
+    if not getattr(user, "is_authenticated", False):
+        return []
+    if user.is_superuser:
+        return None
+    if not hasattr(user, "_timeline_tenant_ids"):
+        ids = list(Tenant.objects.filter(staff_users=user).values_list("pk", flat=True))
+        user._timeline_tenant_ids = ids or None
+    cached: list[int] | None = user._timeline_tenant_ids
+    return cached
+
+
+def in_tenants(queryset: QuerySet[Any], tenant_ids: list[int] | None, *, via: str) -> QuerySet[Any]:
+    """``queryset`` limited to ``tenant_ids`` (``via``: the lookup from the model to the tenant id)."""
+    return queryset if tenant_ids is None else queryset.filter(**{f"{via}__in": tenant_ids})
+
+
+def tenant_choices(*, tenant_ids: list[int] | None) -> list[tuple[int, str]]:
+    """(id, name) of the tenants a list filter offers, by name."""
+    return list(in_tenants(Tenant.objects.order_by("name"), tenant_ids, via="pk").values_list("pk", "name"))
+
+
+def conversations_with_text(*, query: str) -> QuerySet[Any] | None:
+    """The ids of the conversations with a block (of any context, hidden and compacted ones too)
+    whose text matches ``query`` in the search index, as a subquery for the conversation list; the
+    caller's queryset keeps it to the staff user's tenants. ``None`` when the query has no word
+    the index can look up (only punctuation or negated words)."""
+    try:
+        blocks = blocks_matching(Block.objects.all(), query=query)
+    except InvalidInput:
+        return None
+    return blocks.order_by().values("timeline__conversation_id")
 
 
 def conversation_admin_list() -> QuerySet[Conversation]:
@@ -101,14 +153,17 @@ def conversations_active_since(
 # ---------------------------------------------------------------- one conversation
 
 
-def conversation_lookup(*, object_id: str, limit: int = 20) -> list[Conversation]:
+def conversation_lookup(
+    *, object_id: str, limit: int = 20, tenant_ids: list[int] | None = None
+) -> list[Conversation]:
     """The conversations an admin URL names, with their tenant (one query; two on a miss).
 
     An integer is the database id (the admin's own links use it); anything else, or an integer no
     conversation has as its id, is a public id as support staff paste it from a ticket. Public ids
     are unique per tenant only, so that may match several (at most ``limit``, oldest first).
+    Only conversations of ``tenant_ids`` (``None``: every tenant) are found.
     """
-    conversations = Conversation.objects.select_related("tenant")
+    conversations = in_tenants(Conversation.objects.select_related("tenant"), tenant_ids, via="tenant")
     if object_id.isdecimal() and 0 < int(object_id) <= _MAX_PK:
         by_pk = list(conversations.filter(pk=int(object_id)))
         if by_pk:
@@ -251,3 +306,40 @@ def timeline_turn_tokens(*, timeline: WindowedTimeline, limit: int) -> list[dict
 def timeline_render_history(*, timeline: Timeline, limit: int) -> list[RenderRecord]:
     """The newest ``limit`` renders of the timeline, newest first (one query)."""
     return render_history(timeline=timeline, limit=limit)
+
+
+def timeline_render_record(*, timeline: Timeline, record_id: int) -> RenderRecord | None:
+    """One recorded render of this timeline (another timeline's id finds nothing), with its
+    packed fingerprint."""
+    if not 0 < record_id <= _MAX_PK:
+        return None
+    return RenderRecord.objects.filter(timeline=timeline, pk=record_id).first()
+
+
+def timeline_blocks_of_seqs(*, timeline: Timeline, seqs: list[int]) -> list[BlockValue]:
+    """The stored blocks of ``seqs`` as pure values with their current hide state (one range
+    query over ``(timeline, seq)``)."""
+    if not seqs:
+        return []
+    wanted = set(seqs)
+    rows = Block.objects.filter(timeline=timeline, seq__gte=min(wanted), seq__lte=max(wanted)).as_values()
+    return [block for block in rows if block.seq in wanted]
+
+
+def timeline_blocks_of_window(
+    *, timeline: Timeline, first_seq: int | None, last_seq: int | None, summary_seq: int | None
+) -> list[BlockValue]:
+    """The stored blocks of a recorded window's shape (``replay.WindowShape``), with their current
+    hide state: those of seq ``first_seq``..``last_seq`` and the summary (one range query over
+    ``(timeline, seq)``)."""
+    wanted = Q(pk__in=[])
+    if first_seq is not None and last_seq is not None:
+        wanted |= Q(seq__gte=first_seq, seq__lte=last_seq)
+    if summary_seq is not None:
+        wanted |= Q(seq=summary_seq)
+    return Block.objects.filter(wanted, timeline=timeline).order_by("seq").as_values()
+
+
+def timeline_window_today(*, timeline: Timeline) -> list[BlockValue]:
+    """Today's window of the context, as a render would start from it (before TTL pruning)."""
+    return strategy_window(timeline=timeline, window=visible_window(timeline=timeline))

@@ -6,12 +6,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.http import urlencode
 
 from timeline_app.admin import display
+from timeline_app.admin import selectors as admin_selectors
 from timeline_app.admin.admin import ReadOnlyAdmin
 from timeline_app.models import ApiKey, Tenant
 
@@ -27,6 +30,17 @@ class TenantAdmin(ModelAdmin):
     search_fields = ("name",)
     ordering = ("name",)
     show_full_result_count = False
+    fields = ("name", "staff_users")
+    filter_horizontal = ("staff_users",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Tenant]:
+        tenants = admin_selectors.staff_tenant_ids(user=request.user)
+        return admin_selectors.in_tenants(super().get_queryset(request), tenants, via="pk")
+
+    def formfield_for_manytomany(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "staff_users":  # staff only: the list would otherwise offer every account
+            kwargs["queryset"] = get_user_model().objects.filter(is_staff=True).order_by("username")
+        return super().formfield_for_manytomany(db_field, request, **kwargs)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # deleting a tenant would delete its conversations: not an admin click

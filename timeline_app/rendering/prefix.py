@@ -17,6 +17,8 @@ What a render record keeps of its prefix is bounded (``Fingerprint``): at most
 ``MAX_CHECKPOINTS`` checkpoints, one every ``stride`` segments (``stride`` = ⌈segments /
 MAX_CHECKPOINTS⌉, 1 up to 1,024 segments), each an 8-byte cumulative digest and an 8-byte digest of
 its chunk's seqs: 16 KiB at most, whatever the window (a 50,000-block window kept 326 kB before).
+The record also keeps its window's shape for the admin's past-render view (``replay.py``): about
+1–2 bytes per hidden or left-out block of the window, nothing for a window without.
 Up to 1,024 segments the answers are exact, as a segment-by-segment comparison. Beyond, the
 explainer finds the first chunk that changed: ``first_changed_index`` names that chunk's first
 segment and ``reused_prefix_tokens`` counts the tokens before it (a lower bound, short by fewer

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVectorField
 from django.db import connection
 from django.db.models import F, Q, QuerySet
-from django.db.models.expressions import RawSQL
+from django.db.models.expressions import Expression
 
 from timeline_app.domain import blocks as b
 from timeline_app.domain.blocks import Block as BlockValue
@@ -88,15 +88,6 @@ def sources_in_path(*, timeline: Timeline, path: str) -> list[Source] | None:
     return rows
 
 
-SEARCH_VECTOR = RawSQL(
-    """to_tsvector('simple'::regconfig, left("timeline_app_block"."text", 100000) || ' ' || "timeline_app_block"."path")""",
-    [],
-    output_field=SearchVectorField(),
-)
-"""A block's ``tsvector`` on PostgreSQL: exactly the expression the GIN index
-``timeline_block_search_idx`` is built on (migration 0009), so the planner matches through it."""
-
-
 def _check_tsquery(query: str) -> None:
     """A query the GIN index can answer, or InvalidInput (400).
 
@@ -121,6 +112,36 @@ def _check_tsquery(query: str) -> None:
         )
 
 
+class BlockSearchVector(Expression):
+    """A block's ``tsvector`` on PostgreSQL: exactly the expression the GIN index
+    ``timeline_block_search_idx`` is built on (migration 0011), so the planner matches through it,
+    written against the query's own alias of the block table (so it also works inside a subquery,
+    ``U0``, as the admin's search across conversations needs)."""
+
+    output_field = SearchVectorField()
+
+    def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list[Any]]:
+        alias = compiler.quote_name_unless_alias(compiler.query.get_initial_alias())
+        return (
+            f"to_tsvector('simple'::regconfig, left({alias}.\"text\", 100000) || ' ' || {alias}.\"path\")",
+            [],
+        )
+
+
+def blocks_matching(rows: QuerySet[Block], *, query: str) -> QuerySet[Block]:
+    """``rows`` narrowed to the blocks whose text matches ``query``, unordered: the search index on
+    PostgreSQL (``websearch_to_tsquery``, ``simple``; a query the index cannot narrow is
+    InvalidInput), every word in the text or the path on SQLite. The admin's search across
+    conversations uses it; ``blocks_search`` is the ranked search of one timeline."""
+    if connection.vendor == "postgresql":
+        _check_tsquery(query)
+        search = SearchQuery(query, search_type="websearch", config="simple")
+        return rows.annotate(vector=BlockSearchVector()).filter(vector=search)
+    for word in query.split():
+        rows = rows.filter(Q(text__icontains=word) | Q(path__icontains=word))
+    return rows
+
+
 def blocks_search(*, timeline: Timeline, query: str, limit: int | None = None) -> list[Block]:
     """Blocks of the timeline matching ``query``, hidden and compacted ones included (``react.memsearch``),
     at most ``limit`` (default ``TIMELINE_MAX_SEARCH_RESULTS``).
@@ -138,7 +159,7 @@ def blocks_search(*, timeline: Timeline, query: str, limit: int | None = None) -
         _check_tsquery(query)
         search = SearchQuery(query, search_type="websearch", config="simple")
         return list(
-            rows.annotate(vector=SEARCH_VECTOR)
+            rows.annotate(vector=BlockSearchVector())
             .filter(vector=search)
             .annotate(rank=SearchRank(F("vector"), search))
             .order_by("-rank", "seq")[:limit]

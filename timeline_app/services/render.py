@@ -32,6 +32,7 @@ from timeline_app.models import Compaction, Timeline
 from timeline_app.rendering.formats import Source
 from timeline_app.rendering.pipeline import Rendered, RenderOptions, render_window
 from timeline_app.rendering.prefix import CacheReport, explain_cache
+from timeline_app.rendering.replay import render_inputs
 from timeline_app.rendering.ttl import TtlDecision, apply_hides, plan_ttl_pruning
 from timeline_app.selectors.contexts import strategy_window
 from timeline_app.selectors.settings import timeline_settings_resolved
@@ -207,8 +208,9 @@ def timeline_render(
             settings_key=key,
             summary_seq=summary_seq,
             pruning_status=decision.status,
-            hidden_count=sum(1 for block in window if block.hidden),
+            window=window,
             compaction_id=applied.compaction_id if applied is not None else None,
+            inputs=render_inputs(settings=settings, options=options, system_digest=system_digest),
         )
     return RenderOutcome(
         rendered=rendered,

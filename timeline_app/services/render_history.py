@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Subquery
 
+from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.errors import ConversationErased
 from timeline_app.models import RenderRecord, Timeline
 from timeline_app.rendering.pipeline import Rendered
 from timeline_app.rendering.prefix import CacheReport, Prefix
+from timeline_app.rendering.replay import WindowShape, window_shape
 
 
 def render_record(
@@ -23,16 +27,22 @@ def render_record(
     settings_key: str,
     summary_seq: int | None,
     pruning_status: str,
-    hidden_count: int,
+    window: Sequence[BlockValue],
     compaction_id: int | None,
+    inputs: dict[str, Any],
 ) -> RenderRecord:
     """Record one render and trim the timeline's history to ``TIMELINE_RENDER_HISTORY_MAX`` in the
     same transaction: a timeline never holds more records than the cap, however fast it renders,
     and only its own records are deleted. The timeline row is locked for those few statements so
     concurrent renders of one timeline trim in turn (their counts add up). Of a conversation erased
     meanwhile (the erase holds the context's row until it commits) there is no row left to lock:
-    ``ConversationErased``, never a record left behind."""
+    ``ConversationErased``, never a record left behind.
+
+    ``window`` (the blocks rendered, with their hide state) and ``inputs``
+    (``replay.render_inputs``) let the admin render it again: the record keeps the window's shape
+    (``replay.window_shape``), not its blocks."""
     prefix = rendered.prefix
+    shape = window_shape(window)  # before the lock: O(window) in Python
     with transaction.atomic():
         if Timeline.objects.select_for_update().filter(pk=timeline.pk).values_list("pk").first() is None:
             raise ConversationErased("the conversation was erased", details={"conversation": "erased"})
@@ -44,8 +54,9 @@ def render_record(
             settings_key=settings_key,
             summary_seq=summary_seq,
             pruning_status=pruning_status,
-            hidden_count=hidden_count,
+            shape=shape,
             compaction_id=compaction_id,
+            inputs=inputs,
             prefix=prefix,
         )
         timeline_history_trim(timeline=timeline, keep=settings.TIMELINE_RENDER_HISTORY_MAX)
@@ -71,8 +82,9 @@ def _insert(
     settings_key: str,
     summary_seq: int | None,
     pruning_status: str,
-    hidden_count: int,
+    shape: WindowShape,
     compaction_id: int | None,
+    inputs: dict[str, Any],
     prefix: Prefix,
 ) -> RenderRecord:
     fingerprint = prefix.fingerprint()
@@ -91,7 +103,7 @@ def _insert(
         prefix_tokens=prefix.total_tokens,
         cache_points=list(rendered.cache_points),
         pruning_status=pruning_status,
-        hidden_count=hidden_count,
+        hidden_count=shape.hidden_count,
         compaction_id=compaction_id,
         summary_seq=summary_seq,
         settings_key=settings_key,
@@ -100,6 +112,11 @@ def _insert(
         segment_digests=fingerprint.digests,
         segment_seqs=fingerprint.seq_digests,
         segment_seed=fingerprint.seed,
+        window_first_seq=shape.first_seq,
+        window_last_seq=shape.last_seq,
+        window_skipped_seqs=shape.skipped_seqs,
+        hidden_seqs=shape.hidden_seqs,
+        render_inputs=inputs,
     )
 
 

@@ -195,6 +195,9 @@ class Command(BaseCommand):
         timeline_render(timeline=_fresh(timeline), options=options, now=start + timedelta(seconds=90))
         # An hour later the prompt cache has expired: old bulky tool results are pruned.
         timeline_render(timeline=_fresh(timeline), options=options, now=start + timedelta(hours=1))
+        # The renders are dated in the past: the conversation started before the first of them,
+        # so its render history lies inside its lifetime (started → last activity, now).
+        Conversation.objects.filter(pk=conversation.pk).update(started_at=start - timedelta(minutes=5))
 
     def cache_demo_turn(self, timeline: Timeline, number: int) -> None:
         turn_id = f"turn_trip_{number:02d}"
