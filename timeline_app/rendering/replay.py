@@ -189,7 +189,7 @@ class Recorded:
     prefix_tokens: int
     inputs: dict[str, Any]
     hidden_count: int
-    # ``None`` for records written before the window's shape was kept (migration 0012).
+    # ``None`` for records written before the window's shape was kept (migration 0013).
     window: WindowShape | None = None
 
 
@@ -200,7 +200,7 @@ class Replay:
     options: RenderOptions | None = None
     # What could not be reconstructed, or where the reconstruction differs, in words.
     problems: list[str] = field(default_factory=list)
-    # Inputs not recorded (renders before migration 0012) and taken from today's state instead.
+    # Inputs not recorded (renders before migration 0013) and taken from today's state instead.
     assumed: list[str] = field(default_factory=list)
     segment_count: int = 0
 
@@ -331,7 +331,7 @@ def replay(
     ``last_seq`` and its summary (a record with a window shape), or those of
     ``legacy_window_seqs`` (a stride-0 record), with their hide state of today. ``today_window``:
     today's window of the context, for a record that kept neither (written between migrations
-    0009 and 0012), cut at the recorded segment count. A record without inputs is replayed with
+    0009 and 0013), cut at the recorded segment count. A record without inputs is replayed with
     ``today_settings``, each format in turn, no filters, no system prompt digest and — when it had
     hidden blocks and kept no hidden set — today's hide state; the fingerprint decides whether that
     was exact, and ``assumed`` says what was taken from today."""

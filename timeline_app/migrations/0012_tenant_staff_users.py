@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('timeline_app', '0010_compaction_public_id'),
+        ('timeline_app', '0011_block_storage'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('timeline_app', '0011_tenant_staff_users'),
+        ('timeline_app', '0012_tenant_staff_users'),
     ]
 
     operations = [
