@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -184,6 +185,7 @@ class TimelineImportView(TenantView):
         errors=(400, 401, 409),
         operation_id="conversations_import",
     )
+    @transaction.atomic(durable=True)
     def post(self, request: Request) -> Response:
         data = validated_body(TimelineImportIn, request)
         conversation = timeline_import(tenant=self.tenant(request), payload=data, public_id=data.get("id"))
