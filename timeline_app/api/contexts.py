@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -144,6 +145,7 @@ class MessagesView(TenantView):
         responses={201: MessagesOut, 200: MessagesOut},
         errors=(400, 401, 404, 409),
     )
+    @transaction.atomic(durable=True)
     def post(self, request: Request, conv: str, context: str = MAIN) -> Response:
         data = validated_body(MessagesIn, request)
         new = message_services.parse_messages(data["messages"])
@@ -157,6 +159,7 @@ class MessagesView(TenantView):
         responses={204: None},
         errors=(401, 404),
     )
+    @transaction.atomic(durable=True)
     def delete(self, request: Request, conv: str, context: str = MAIN) -> Response:
         context_services.context_clear(timeline=self.timeline(request, conv, context))
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -171,6 +174,7 @@ class MessagePopView(TenantView):
         responses={200: MessagesOut},
         errors=(401, 404),
     )
+    @transaction.atomic(durable=True)
     def post(self, request: Request, conv: str, context: str = MAIN) -> Response:
         popped = message_services.message_pop(timeline=self.timeline(request, conv, context))
         return Response(MessagesOut({"messages": [popped] if popped is not None else []}).data)
@@ -196,6 +200,7 @@ class ContextListView(TenantView):
         errors=(400, 401, 404, 409),
         operation_id="contexts_create",
     )
+    @transaction.atomic(durable=True)
     def post(self, request: Request, conv: str) -> Response:
         data = validated_body(ContextCreateIn, request)
         timeline = context_services.context_create(
@@ -238,6 +243,7 @@ class ContextDetailView(TenantView):
     def patch(self, request: Request, conv: str, context: str) -> Response:
         return self._update(request, conv, context, ContextPatchIn)
 
+    @transaction.atomic(durable=True)
     def _update(
         self, request: Request, conv: str, context: str, serializer: type[StrictSerializer]
     ) -> Response:

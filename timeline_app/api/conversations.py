@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.db import transaction
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import mixins, serializers, status
 from rest_framework.generics import GenericAPIView
@@ -116,6 +117,7 @@ class ConversationListView(mixins.ListModelMixin, GenericAPIView[Conversation], 
         errors=(400, 401, 409),
         operation_id="conversations_create",
     )
+    @transaction.atomic(durable=True)
     def post(self, request: Request) -> Response:
         data = validated_body(ConversationCreateIn, request)
         conversation = conversation_create(
@@ -150,6 +152,7 @@ class ConversationDetailView(TenantView):
         errors=(400, 401, 404),
         operation_id="conversations_partial_update",
     )
+    @transaction.atomic(durable=True)
     def patch(self, request: Request, conv: str) -> Response:
         data = validated_body(ConversationPatchIn, request)
         conversation = conversation_update(
@@ -166,6 +169,7 @@ class ConversationDetailView(TenantView):
         errors=(401, 404),
         operation_id="conversations_destroy",
     )
+    @transaction.atomic(durable=True)
     def delete(self, request: Request, conv: str) -> Response:
         conversation_delete(conversation=self.conversation(request, conv))
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.http import StreamingHttpResponse
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -225,6 +226,7 @@ class TimelineImportView(TenantView):
         errors=(400, 401, 409),
         operation_id="conversations_import",
     )
+    @transaction.atomic(durable=True)
     def post(self, request: Request) -> Response:
         data = validated_body(TimelineImportIn, request)
         conversation = timeline_import(tenant=self.tenant(request), payload=data, public_id=data.get("id"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
+from django.db import transaction
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -76,6 +77,7 @@ class TurnsView(TenantView):
         request=s.TurnIn,
         responses={201: s.BlocksOut, 200: s.BlocksOut},
     )
+    @transaction.atomic(durable=True)
     def post(self, request: Request, conv: str, context: str = MAIN) -> Response:
         data = validated_body(s.TurnIn, request)
         appended = turn_store(
@@ -142,6 +144,7 @@ class BlocksView(TenantView):
         responses={201: s.BlocksOut, 200: s.BlocksOut},
         errors=(400, 401, 404, 409),
     )
+    @transaction.atomic(durable=True)
     def post(self, request: Request, conv: str, context: str = MAIN) -> Response:
         data = validated_body(s.BlocksIn, request)
         timeline = self.timeline_for_write(request, conv, context)
@@ -157,6 +160,7 @@ class HideView(TenantView):
         request=s.HideIn,
         responses={200: s.BlocksOut},
     )
+    @transaction.atomic(durable=True)
     def post(self, request: Request, conv: str, context: str = MAIN) -> Response:
         data = validated_body(s.HideIn, request)
         timeline = self.timeline(request, conv, context)
@@ -177,6 +181,7 @@ class UnhideView(TenantView):
         request=s.UnhideIn,
         responses={200: s.BlocksOut},
     )
+    @transaction.atomic(durable=True)
     def post(self, request: Request, conv: str, context: str = MAIN) -> Response:
         data = validated_body(s.UnhideIn, request)
         timeline = self.timeline(request, conv, context)
@@ -213,6 +218,7 @@ class SourcesView(TenantView):
         request=s.SourcesIn,
         responses={200: s.SourcesPoolOut},
     )
+    @transaction.atomic(durable=True)
     def post(self, request: Request, conv: str, context: str = MAIN) -> Response:
         data = validated_body(s.SourcesIn, request)
         timeline = self.timeline_for_write(request, conv, context)

@@ -113,7 +113,7 @@ def blocks_store(
             row.replacement_tokens = ttl_replacement_tokens(row.to_value())
         prepared.append(row)
 
-    with transaction.atomic(durable=True):
+    with transaction.atomic(savepoint=False):
         locked = timeline_lock(timeline=timeline, fields=("id", "next_seq"))
         existing = (
             {blk.client_id: blk for blk in Block.objects.filter(timeline_id=locked.pk, client_id__in=ids)}

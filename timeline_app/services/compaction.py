@@ -128,7 +128,10 @@ def _claim(*, timeline: Timeline, trigger: str, task_id: str) -> Compaction | No
             status=Compaction.Status.FAILED, error=TAKEN_OVER, finished_at=now
         )
     try:
-        with transaction.atomic():
+        # Durable: the claim commits before the summarizer is called (the slow part), so other
+        # runs see it; inside a caller's transaction it would not (and the caller would hold its
+        # locks across the LLM call): RuntimeError.
+        with transaction.atomic(durable=True):
             return Compaction.objects.create(
                 timeline=timeline, trigger=trigger, task_id=task_id, started_at=now
             )
@@ -149,7 +152,7 @@ def _claim_requested(*, timeline: Timeline, record_id: int, task_id: str) -> Com
     ).update(status=Compaction.Status.FAILED, error=ABANDONED, finished_at=now)
     mine = Compaction.objects.filter(pk=record_id, timeline=timeline)
     try:
-        with transaction.atomic():
+        with transaction.atomic(durable=True):  # committed before the summarizer runs, as ``_claim``
             taken = mine.filter(status=Compaction.Status.QUEUED).update(
                 status=Compaction.Status.RUNNING, started_at=now, task_id=task_id
             )

@@ -56,7 +56,29 @@ def context_create(
     strategy = normalize_strategy(compaction_strategy) if compaction_strategy is not None else {}
     source = selectors.timeline_require(conversation=conversation, name=branch_from) if branch_from else None
 
-    timeline: Timeline | None = None
+    # The source's view is read before the conversation is locked (a copy of the view as it was).
+    copies = (
+        [
+            message_block(NewMessage(message=m.message, message_id=m.message_id, timestamp=m.timestamp))
+            for m in selectors.context_view(timeline=source)
+        ]
+        if source is not None
+        else []
+    )
+    # One transaction: the context appears with its copy or not at all. Each name attempt is a
+    # savepoint, so a name taken meanwhile (IntegrityError) only undoes that attempt.
+    with transaction.atomic(savepoint=False):
+        timeline = _context_row_create(conversation=conversation, name=name, label=label, strategy=strategy)
+        if copies:
+            blocks_append(timeline=timeline, blocks=copies)
+    return timeline
+
+
+def _context_row_create(
+    *, conversation: Conversation, name: str | None, label: str | None, strategy: dict[str, Any]
+) -> Timeline:
+    """Insert the context's row under the conversation's lock, named ``name`` or the next free
+    ``label_<letters>`` (retried when a concurrent creation took it). Call inside a transaction."""
     for _ in range(NAME_ATTEMPTS):
         candidate = name
         if candidate is None:
@@ -66,30 +88,19 @@ def context_create(
         try:
             with transaction.atomic():
                 context_room_require(conversation=conversation)
-                timeline = Timeline.objects.create(
+                return Timeline.objects.create(
                     conversation=conversation, name=candidate, compaction_strategy=strategy
                 )
-            break
         except IntegrityError as exc:
             if name is not None:
                 raise Conflict(f"context {name!r} already exists", details={"name": name}) from exc
-    if timeline is None:
-        raise Conflict("could not find a free context name; try again", details={"label": label})
-
-    if source is not None:
-        copies = [
-            NewMessage(message=m.message, message_id=m.message_id, timestamp=m.timestamp)
-            for m in selectors.context_view(timeline=source)
-        ]
-        if copies:
-            blocks_append(timeline=timeline, blocks=[message_block(m) for m in copies])
-    return timeline
+    raise Conflict("could not find a free context name; try again", details={"label": label})
 
 
 def context_set_strategy(*, timeline: Timeline, compaction_strategy: Mapping[str, Any]) -> Timeline:
     """Set the context's compaction strategy; nothing stored changes, only the view."""
     strategy = normalize_strategy(compaction_strategy)
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         timeline_lock(timeline=timeline, fields=("id",))
         Timeline.objects.filter(pk=timeline.pk).update(compaction_strategy=strategy, version=F("version") + 1)
     timeline.compaction_strategy = strategy
@@ -103,7 +114,7 @@ def context_clear(*, timeline: Timeline) -> None:
     take), so a concurrent append either lands before the new view start (cleared) or after it
     (visible), never half.
     """
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         timeline_lock(timeline=timeline, fields=("id",))
         Timeline.objects.filter(pk=timeline.pk).update(view_start_seq=F("next_seq"), version=F("version") + 1)
         timeline.refresh_from_db(fields=["view_start_seq", "next_seq", "version"])

@@ -19,7 +19,7 @@ def new_public_id(prefix: str = "conv") -> str:
     return f"{prefix}_{secrets.token_hex(8)}"
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def conversation_create(
     *,
     tenant: Tenant,
@@ -115,7 +115,7 @@ def timeline_get_or_create(*, conversation: Conversation, name: str) -> Timeline
     timeline = Timeline.objects.filter(conversation=conversation, name=name).first()
     if timeline is not None:
         return timeline
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         context_room_require(conversation=conversation)
         timeline, _ = Timeline.objects.get_or_create(conversation=conversation, name=name)
     return timeline
@@ -138,7 +138,7 @@ def conversation_delete(*, conversation: Conversation) -> int:
     of leaving an orphan). The rows then go by one ``DELETE`` per table, never loaded into memory:
     the time is that of the deletes, whatever the writers do (docs/architecture.md).
     """
-    with transaction.atomic():
+    with transaction.atomic(savepoint=False):
         locked = Conversation.objects.select_for_update().filter(pk=conversation.pk).values_list("pk").first()
         if locked is None:
             return 0

@@ -242,7 +242,7 @@ def _block_row(timeline: Timeline, item: dict[str, Any]) -> Block:
     return row
 
 
-@transaction.atomic(durable=True)
+@transaction.atomic(savepoint=False)
 def timeline_import(*, tenant: Tenant, payload: dict[str, Any], public_id: str | None = None) -> Conversation:
     """Create a new conversation from a validated ``conv.timeline.v1`` payload.
 

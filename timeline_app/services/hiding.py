@@ -71,7 +71,7 @@ def hides_store(*, timeline: Timeline, hides: Sequence[Hide]) -> None:
 
 def blocks_hide(*, timeline: Timeline, path: str, replacement_text: str) -> list[Block]:
     """Hide every not-yet-hidden block at ``path``; already hidden ones stay as they are."""
-    with transaction.atomic(durable=True):
+    with transaction.atomic(savepoint=False):
         timeline_lock(timeline=timeline, fields=("id",))
         rows = list(Block.objects.select_for_update().filter(timeline=timeline, path=path).order_by("seq"))
         if not rows:
@@ -100,7 +100,7 @@ def blocks_unhide(*, timeline: Timeline, path: str) -> list[Block]:
     be pruned again by the next render that finds the cache cold (it is still old). Blocks of
     popped messages stay popped: popping is no hide (resend the message under a new id).
     """
-    with transaction.atomic(durable=True):
+    with transaction.atomic(savepoint=False):
         timeline_lock(timeline=timeline, fields=("id",))
         rows = list(Block.objects.select_for_update().filter(timeline=timeline, path=path).order_by("seq"))
         if not rows:

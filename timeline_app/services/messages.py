@@ -26,6 +26,7 @@ from timeline_app.domain.times import iso_utc
 from timeline_app.errors import Conflict, InvalidInput
 from timeline_app.models import Block, Timeline
 from timeline_app.services.blocks import blocks_store, meta_limits
+from timeline_app.services.conversations import timeline_lock
 
 
 def parse_messages(raw: Any, *, now: datetime | None = None) -> list[NewMessage]:
@@ -95,8 +96,8 @@ def message_pop(*, timeline: Timeline) -> StoredMessage | None:
     concurrent pops take different messages and an append lands before or after a pop, never
     half; the version moves like any change of the view.
     """
-    with transaction.atomic(durable=True):
-        locked = Timeline.objects.select_for_update().only("id", "view_start_seq").get(pk=timeline.pk)
+    with transaction.atomic(savepoint=False):
+        locked = timeline_lock(timeline=timeline, fields=("id", "view_start_seq"))
         newest_first = (
             Block.objects.filter(
                 timeline_id=locked.pk, seq__gte=locked.view_start_seq, type__in=MESSAGE_BLOCK_TYPES

@@ -14,7 +14,7 @@ from timeline_app.services.conversations import timeline_lock
 def sources_merge(*, timeline: Timeline, sources: Sequence[dict[str, Any]]) -> list[Source]:
     """Merge rows into the sources pool by URL: existing rows keep their ``sid`` (their other fields
     are updated when given), new rows get ``max(sid) + 1`` in request order. Returns the whole pool."""
-    with transaction.atomic(durable=True):
+    with transaction.atomic(savepoint=False):
         timeline_lock(timeline=timeline, fields=("id",))
         pool = {row.url: row for row in Source.objects.filter(timeline=timeline)}
         next_sid = max((row.sid for row in pool.values()), default=0) + 1
