@@ -1,5 +1,6 @@
 """``python manage.py bench append|engine|compaction|storage|all`` (speed and size goals as ratios,
-measured in one run) and ``bench load --url …`` (simulated agents against a running stack)."""
+measured in one run), ``bench load --url …`` (simulated agents against a running stack) and
+``bench quality`` (what survives a compaction: docs/quality.md)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from timeline_app.benchmarks import load
+from timeline_app.benchmarks import load, quality
 
 SUITES = ("append", "engine", "compaction", "storage")
 
@@ -24,7 +25,7 @@ class Command(BaseCommand):
     help = "Run a benchmark and print medians and ratios against a baseline measured in the same run."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("suite", choices=[*SUITES, "all", "load"])
+        parser.add_argument("suite", choices=[*SUITES, "all", "load", "quality"])
         load = parser.add_argument_group("load", "bench load: simulated agents against a running stack")
         load.add_argument("--url", default="http://127.0.0.1:8000", help="the stack (loopback only)")
         load.add_argument("--agents", type=int, default=16, help="concurrent agents (default 16)")
@@ -33,6 +34,17 @@ class Command(BaseCommand):
             "--max-seconds", type=float, default=300.0, help="stop after this long (default 300)"
         )
         load.add_argument("--max-tokens", type=int, default=20_000, help="each conversation's max_tokens")
+        q = parser.add_argument_group(
+            "quality", "bench quality: what survives a compaction (docs/quality.md)"
+        )
+        q.add_argument("--seed", type=int, default=24, help="the generator's seed (default 24)")
+        q.add_argument("--sessions", type=int, default=50, help="sessions to generate (default 50)")
+        q.add_argument("--summarizer", choices=quality.SUMMARIZERS, default="extractive")
+        q.add_argument("--judge", action="store_true", help="ask a model the probe questions (needs a key)")
+        q.add_argument(
+            "--judge-checks", type=int, default=5, help="check points the judge asks about (default 5)"
+        )
+        q.add_argument("--json", action="store_true", help="the report as JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
         if pending := unapplied_migrations():
@@ -43,10 +55,28 @@ class Command(BaseCommand):
         if options["suite"] == "load":
             self.load(options)
             return
+        if options["suite"] == "quality":
+            self.quality(options)
+            return
         suites = SUITES if options["suite"] == "all" else (options["suite"],)
         for suite in suites:
             module = importlib.import_module(f"timeline_app.benchmarks.{suite}")
             module.run(self.stdout.write)
+
+    def quality(self, options: dict[str, Any]) -> None:
+        if not (1 <= options["sessions"] <= 1000 and 0 <= options["judge_checks"] <= 1000):
+            raise CommandError("--sessions must be 1..1000 and --judge-checks 0..1000")
+        quality.run(
+            self.stdout.write,
+            quality.QualityOptions(
+                seed=options["seed"],
+                sessions=options["sessions"],
+                summarizer=options["summarizer"],
+                judge=options["judge"],
+                judge_checks=options["judge_checks"],
+                as_json=options["json"],
+            ),
+        )
 
     def load(self, options: dict[str, Any]) -> None:
         if not (1 <= options["agents"] <= 256 and 1 <= options["blocks"] <= 100_000):
