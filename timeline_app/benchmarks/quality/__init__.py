@@ -43,6 +43,7 @@ class QualityOptions:
     judge: bool = False
     judge_checks: int = 5
     as_json: bool = False
+    max_turns: int | None = None
     settings: QualitySettings = field(default_factory=QualitySettings)
 
 
@@ -79,7 +80,7 @@ def summarizer_overrides(name: str) -> dict[str, Any]:
 def run_sessions(options: QualityOptions) -> list[SessionResult]:
     """Generate and play the sessions in a scratch tenant (deleted afterwards)."""
     overrides = summarizer_overrides(options.summarizer)
-    sessions = generate(seed=options.seed, sessions=options.sessions)
+    sessions = generate(seed=options.seed, sessions=options.sessions, max_turns=options.max_turns)
     results: list[SessionResult] = []
     with _quiet_request_log(), override_settings(**overrides), scratch_tenant() as tenant:
         _, raw = api_key_create(tenant_name=tenant.name, name="bench-quality")

@@ -11,8 +11,9 @@ that render's text (visible) and through ``GET search/`` and ``GET blocks/?path=
 Which probes are due at a check point (only probes whose block the latest summary covers: a probe
 still in the retained blocks is trivially visible and is not counted):
 
-* identifiers, artifacts, decisions, errors: at the first two compactions that cover their block
-  (the next context, and the one after a second, progressive summary);
+* identifiers, artifacts, decisions, errors: at the compaction that covers their block (the next
+  context: the share the goals apply to) and at the one after it (a second, progressive summary:
+  reported apart);
 * standing instructions: at every compaction after they were stated, to the end of the session;
 * the latest request: the newest request the user made (follow-ups like "ok" are not requests);
 * pending steps: the steps not done of the newest plan.
@@ -65,6 +66,7 @@ class Check:
     kind: str
     session: int
     compaction: int  # 1 = the session's first compaction
+    age: int  # compactions since the one that covered the probe's block (0: the next context)
     visible: bool
     recoverable: bool
     by_search: bool
@@ -319,6 +321,7 @@ class SessionRun:
                     kind=probe.kind,
                     session=self.session.number,
                     compaction=self.compactions,
+                    age=self.compactions - self.first_covered.setdefault(id(probe), self.compactions),
                     visible=visible,
                     recoverable=by_search or by_read,
                     by_search=by_search,
@@ -351,7 +354,12 @@ class SessionRun:
 
 
 def run_session(
-    client: Client, session: Session, settings: QualitySettings, *, keep_texts: bool = False
+    client: Client,
+    session: Session,
+    settings: QualitySettings,
+    *,
+    keep_texts: bool = False,
+    keep_summaries: bool = False,
 ) -> SessionResult:
     started = time.perf_counter()
     response = client.post(
@@ -377,5 +385,6 @@ def run_session(
         extra += 1
     run.out.compactions = run.compactions
     run.out.seconds = time.perf_counter() - started
-    run.out.summaries = run.out.summaries[-1:]  # the last one, for a look at what a summary keeps
+    if not keep_summaries:
+        run.out.summaries = run.out.summaries[-1:]  # the last one, for a look at what a summary keeps
     return run.out

@@ -278,15 +278,18 @@ class SessionGenerator:
         return Round(tool_id, params, result, note)
 
 
-def generate(*, seed: int, sessions: int) -> list[Session]:
+def generate(*, seed: int, sessions: int, max_turns: int | None = None) -> list[Session]:
     """``sessions`` sessions, kinds in turn (so every kind gets its share), lengths and contents
-    drawn from ``random.Random(seed)``: the same seed gives the same sessions."""
+    drawn from ``random.Random(seed)``: the same seed gives the same sessions. ``max_turns`` cuts
+    each session's planned length (the runner still plays on until two compactions)."""
     out: list[Session] = []
     for number in range(sessions):
         rng = random.Random(f"{seed}:{number}")
         kind = KINDS[number % len(KINDS)]
         gen = SessionGenerator(kind, rng, number)
         planned = rng.randint(MIN_TURNS, MAX_TURNS)
+        if max_turns is not None:  # a shorter subset (the test's): the same sessions, cut
+            planned = min(planned, max_turns)
         turns = [gen.turn(i) for i in range(planned)]
         out.append(
             Session(number=number, kind=kind, planned_turns=planned, turns=turns, probes=gen.probes, gen=gen)
