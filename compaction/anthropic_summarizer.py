@@ -15,7 +15,14 @@ from typing import Any
 import anthropic
 
 from compaction.summarizers import Purpose, SummarizerError, transcript
-from compaction.summary_sections import IDENTIFIERS, SUMMARY_TITLE, section_list_text
+from compaction.summary_sections import (
+    ARTIFACTS,
+    CONSTRAINTS,
+    IDENTIFIERS,
+    NEXT_STEPS,
+    SUMMARY_TITLE,
+    section_list_text,
+)
 from timeline_app.domain.blocks import Block
 
 log = logging.getLogger(__name__)
@@ -35,8 +42,15 @@ exactly these headings (leave out a section that would be empty):
 Under `{IDENTIFIERS.heading}` list, one per line and copied verbatim, every identifier the agent \
 may need again: invoice and order numbers, ticket ids, transaction ids, error codes, file paths and \
 URLs, the most referenced and most recent first. Copy every file path, block path (like ar:…, fi:…, \
-tc:…, su:…, so:…) and tool call id (tc_…) you mention exactly as written; do not invent paths. Do \
-not address the user; output only the summary."""
+tc:…, su:…, so:…) and tool call id (tc_…) you mention exactly as written; do not invent paths.
+
+Keep the working state the agent needs next: under `{CONSTRAINTS.heading}` copy every standing \
+instruction and limit the user gave (language, budget, what never to do) verbatim, for as long as the \
+conversation lasts; keep the first request and the latest request in the user's words; under \
+`{NEXT_STEPS.heading}` list the steps of the newest plan that are not done, as written in the plan; \
+under `{ARTIFACTS.heading}` list every file read, written or attached with its exact path and the \
+last action on it; give each decision its reason; name where each error happened (block path or \
+tool call). Do not address the user; output only the summary."""
 
 SPLIT_TURN_INSTRUCTION = (
     "The transcript is the beginning of a turn that is still in progress (its later part stays "

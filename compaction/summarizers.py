@@ -10,6 +10,7 @@ new one, so a chain of compactions keeps the earliest goals and paths.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,7 +19,10 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from compaction import summary_sections as sections
 from timeline_app.domain.blocks import (
     ASSISTANT_COMPLETION,
+    PLAN,
+    TOOL_CALL,
     TOOL_RESULT,
+    USER_ATTACHMENT,
     USER_PROMPT,
     Block,
 )
@@ -92,29 +96,147 @@ def transcript(blocks: Sequence[Block], *, per_block_chars: int = 2000) -> str:
 # --------------------------------------------------------------------------------------------
 # Extractive summarizer
 
-# When over budget, lines are dropped in this order (oldest line first within a section): paths
-# (the digest keeps every one, and search finds them), decisions, errors, the older requests, then
-# the sections an LLM summary carries (critical context, progress, next steps, constraints), then
-# the key identifiers (the lowest-ranked first), then the latest requests and, last of all, the
-# very first request: the conversation's original goal.
+# What the summary keeps when it must drop lines (most needed last), see ``_drop_sequence``:
+# 1. paths and tool call ids (the digest keeps every one, and search finds them), then progress
+#    lines taken from this range's completions and "Critical context";
+# 2. identifiers met only inside a tool result's listings (arrays of records), lowest ranked first;
+# 3. the older requests;
+# 4. the recent working state, oldest first whatever its section: decisions, errors, artifacts,
+#    the other identifiers, earlier summaries' progress lines;
+# 5. the active plan's pending steps, the latest requests, the constraints and, last of all, the
+#    very first request: the conversation's original goal.
 _RECENT_REQUESTS = 3
-_EARLY_DROPS = (sections.PATHS, sections.DECISIONS, sections.ERRORS)
-_LATE_DROPS = (sections.CRITICAL, sections.PROGRESS, sections.NEXT_STEPS, sections.CONSTRAINTS)
+_PREVIOUS_AGE = -(10**9)  # lines of the previous summary are older than any block
 
 
-def _protected_requests(count: int) -> range:
-    """Indices of the requests dropped after the identifiers: the latest few (the first is apart)."""
-    return range(max(1, count - _RECENT_REQUESTS), count)
+def _is_follow_up(goal_line: str) -> bool:
+    """A short prompt without an identifier ("ok", "Go on."): it carries no request of its own."""
+    text = _LABEL.sub("", goal_line, count=1).removeprefix("- ")
+    return len(text.split()) < _MIN_REQUEST_WORDS and not sections.identifiers_in(text)
+
+
+def _protected_requests(goals: Sequence[str]) -> list[int]:
+    """Indices of the requests dropped last: the latest few that are not follow-ups (the first
+    request is apart), oldest first."""
+    out: list[int] = []
+    for i in range(len(goals) - 1, 0, -1):
+        if len(out) == _RECENT_REQUESTS:
+            break
+        if not _is_follow_up(goals[i]):
+            out.append(i)
+    return out[::-1]
 
 
 _LINE_CHARS = 600  # one extracted line at most
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+_SENTENCE_CHARS = 300
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# Words that make a user's sentence a standing instruction or limit rather than a one-off request.
+_CONSTRAINT_CUES = re.compile(
+    r"\b(always|never|every|only|must|do not|don't|no|keep|budget|avoid|need|prefer|make sure|"
+    r"exclude|ignore|at most|at least|instead)\b",
+    re.IGNORECASE,
+)
+# A sentence giving a reason, or the assistant saying what it chose or did.
+_REASON_CUES = re.compile(r"\b(because|since|so that|due to|given that)\b|\s[—–]\s", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"^(I|We)\s")
+_DONE = frozenset({"done", "completed", "complete", "skipped", "cancelled", "canceled", "finished"})
+_STEP_TEXT_KEYS = ("text", "title", "step", "description", "name", "task")
+_ARTIFACT_LINE = re.compile(r"^- `([^`]+)`")
+_LABEL = re.compile(r"^- \[[^\]]*\] ")
+_MIN_REQUEST_WORDS = 4  # "ok", "Go on.": a follow-up without an identifier is not a request
 
 
 def _first_sentence(text: str) -> str:
     flat = one_line(text, _LINE_CHARS)
     match = _SENTENCE_END.search(flat)
     return flat[: match.start()] if match else flat
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE_END.split(one_line(text, 4 * _LINE_CHARS)) if s.strip()]
+
+
+def constraint_sentences(text: str) -> list[str]:
+    """The sentences of a user's text that state a standing instruction or limit, verbatim."""
+    return [ellipsize(s, _SENTENCE_CHARS) for s in _sentences(text) if _CONSTRAINT_CUES.search(s)]
+
+
+def decision_sentences(text: str) -> list[str]:
+    """The sentences of an assistant's text that give a reason or say what it chose or did."""
+    return [
+        ellipsize(s, _SENTENCE_CHARS)
+        for s in _sentences(text)
+        if _REASON_CUES.search(s) or _FIRST_PERSON.match(s)
+    ]
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def pending_steps(block: Block) -> list[str] | None:
+    """The steps not done of a ``react.plan`` block (JSON ``{"steps": [...]}``, each step a string
+    or an object with a text and a ``status``/``done``); None when the block holds no plan."""
+    data = _json(_visible_text(block))
+    steps = data.get("steps") if isinstance(data, dict) else data if isinstance(data, list) else None
+    if not isinstance(steps, list):
+        return None
+    out: list[str] = []
+    for step in steps:
+        if isinstance(step, str):
+            out.append(one_line(step, _SENTENCE_CHARS))
+            continue
+        if not isinstance(step, dict):
+            continue
+        text = next((step[k] for k in _STEP_TEXT_KEYS if isinstance(step.get(k), str)), "")
+        status = step.get("status")
+        done = step.get("done") is True or (isinstance(status, str) and status.lower() in _DONE)
+        if text.strip() and not done:
+            out.append(one_line(text, _SENTENCE_CHARS))
+    return out
+
+
+def _file_values(value: Any, depth: int = 0) -> list[str]:
+    if isinstance(value, str):
+        return [value] if sections.is_file_name_or_path(value) else []
+    if depth >= 2:
+        return []
+    if isinstance(value, dict):
+        return [f for v in value.values() for f in _file_values(v, depth + 1)]
+    if isinstance(value, list):
+        return [f for v in value[:20] for f in _file_values(v, depth + 1)]
+    return []
+
+
+def artifacts_of(block: Block) -> list[tuple[str, str]]:
+    """``(path, action)`` of the files a block touches: an attachment is ``attached``; a tool call
+    acts on the file paths among its parameters with its tool id (``fs.write``)."""
+    if block.type == USER_ATTACHMENT and block.path:
+        return [(block.path, "attached")]
+    if block.type != TOOL_CALL:
+        return [(block.path, "produced")] if block.path.startswith("fi:") else []
+    data = _json(block.text)
+    params = data.get("params", data) if isinstance(data, dict) else None
+    tool_id = block.meta.get("tool_id") or (data.get("tool_id") if isinstance(data, dict) else "")
+    action = tool_id if isinstance(tool_id, str) and tool_id else "tool call"
+    return [(path, action) for path in dict.fromkeys(_file_values(params))]
+
+
+def _salient_texts(block: Block) -> tuple[str, str]:
+    """(the text whose identifiers matter, the listing text) of a block: a JSON tool result's
+    arrays (records of a listing) are the listing, its other values the answer."""
+    text = _visible_text(block)
+    if block.type != TOOL_RESULT or block.hidden:
+        return text, ""
+    data = _json(text)
+    if not isinstance(data, dict):
+        return text, ""
+    answer = {k: v for k, v in data.items() if not isinstance(v, list)}
+    listing = {k: v for k, v in data.items() if isinstance(v, list)}
+    return json.dumps(answer, ensure_ascii=False), json.dumps(listing, ensure_ascii=False) if listing else ""
 
 
 def _is_error(block: Block) -> bool:
@@ -151,15 +273,73 @@ def identifier_lines(blocks: Sequence[Block], previous: Sequence[str] = ()) -> l
     return list(out)
 
 
+@dataclass
+class _Lines:
+    """Summary lines by section, each with an age (the seq of the block it came from; lines of
+    the previous summary are older than any block)."""
+
+    lines: dict[str, list[str]]
+    ages: dict[str, list[int]]
+
+    @classmethod
+    def from_previous(cls, previous_summary: str | None) -> _Lines:
+        lines = sections.parse_sections(previous_summary or "")
+        # A section lists its newest line last ("Key identifiers": first). A line's age is the
+        # tokens between it and that end, so every section loses its oldest lines at the same rate.
+        ages: dict[str, list[int]] = {}
+        for key, kept in lines.items():
+            newest_first = kept if key == sections.IDENTIFIERS.key else kept[::-1]
+            distance, by_line = 0, []
+            for line in newest_first:
+                by_line.append(_PREVIOUS_AGE - distance)
+                distance += _estimate_tokens(line)
+            ages[key] = by_line if key == sections.IDENTIFIERS.key else by_line[::-1]
+        return cls(lines, ages)
+
+    def add(self, section: sections.Section, line: str, age: int) -> None:
+        kept = self.lines[section.key]
+        if line in kept:  # met again: it is as recent as its latest mention
+            i = kept.index(line)
+            self.ages[section.key][i] = max(self.ages[section.key][i], age)
+            return
+        kept.append(line)
+        self.ages[section.key].append(age)
+
+    def replace(self, section: sections.Section, lines: list[str], age: int) -> None:
+        self.lines[section.key] = list(lines)
+        self.ages[section.key] = [age] * len(lines)
+
+
+def _artifact_lines(
+    previous: list[str], previous_ages: list[int], blocks: Sequence[Block]
+) -> tuple[list[str], list[int]]:
+    """One line per file, ``- `path` — last action``, oldest first; a file met again moves down."""
+    entries: dict[str, tuple[str, int]] = {}
+    for line, age in zip(previous, previous_ages, strict=True):
+        match = _ARTIFACT_LINE.match(line)
+        entries[match.group(1) if match else line] = (line, age)
+    for b in blocks:
+        for path, action in artifacts_of(b):
+            entries.pop(path, None)
+            where = f" ({b.path})" if b.path and b.path != path else ""
+            entries[path] = (f"- `{path}` — {action}{where}", b.seq)
+    ordered = sorted(entries.values(), key=lambda e: e[1])
+    return [line for line, _ in ordered], [age for _, age in ordered]
+
+
 @dataclass(frozen=True)
 class ExtractiveSummarizer:
     """Deterministic extractive summary in the sections of :mod:`compaction.summary_sections`:
     the previous summary's lines first (per section, whichever summarizer wrote it), user requests
-    verbatim (whitespace collapsed, at most 600 characters each), decisions (first sentence of each
-    assistant completion), errors, the key identifiers of every compacted text, and every path and
-    tool call id — within ``max_tokens``, dropping the least important lines first (see
-    ``_drop_sequence``) and truncating last. A split turn's prefix summary has no title and ``###``
-    headings: it goes under the history's "Turn Context (split turn)" heading.
+    verbatim (whitespace collapsed, at most 600 characters each; short follow-ups left out), the
+    user's standing instructions verbatim (sentences with a cue such as always, never, only, must,
+    budget), the active plan's pending steps, decisions (the assistant's sentences that give a
+    reason or say what it chose), errors, artifacts (files attached or passed to a tool, with the
+    last action on each), the key identifiers of the compacted texts (those the conversation
+    states before those only listed inside a tool result), and every path and tool call id —
+    within ``max_tokens``, dropping the least needed lines first (see ``_drop_sequence``) and
+    truncating last. A split turn's prefix summary has no title and ``###`` headings: it goes
+    under the history's "Turn Context (split turn)" heading.
 
     Cost is linear in the number of blocks with small constants: lines are bounded, token counts
     are estimated per line and only the final text (≈ max_tokens) is tokenized.
@@ -176,27 +356,42 @@ class ExtractiveSummarizer:
         max_tokens: int,
         purpose: Purpose = "history",
     ) -> str:
-        lines = sections.parse_sections(previous_summary or "")
-        previous_identifiers = lines[sections.IDENTIFIERS.key]
-        seen: dict[str, set[str]] = {key: set(kept) for key, kept in lines.items()}
-
-        def add(section: sections.Section, line: str) -> None:
-            if line not in seen[section.key]:
-                seen[section.key].add(line)
-                lines[section.key].append(line)
+        state = _Lines.from_previous(previous_summary)
+        lines = state.lines
+        previous_identifiers = list(lines[sections.IDENTIFIERS.key])
+        previous_progress = len(lines[sections.PROGRESS.key])
+        stated: dict[str, int] = {}  # identifier -> the latest seq a text that matters states it
+        listed: list[str] = []  # texts of tool-result listings
 
         for b in blocks:
             label = f"[{b.turn_id}] " if b.turn_id else ""
             text = _visible_text(b)
             if b.type == USER_PROMPT or b.author == "user":
                 if text.strip():
-                    add(sections.GOALS, f"- {label}{one_line(text, _LINE_CHARS)}")
+                    state.add(sections.GOALS, f"- {label}{one_line(text, _LINE_CHARS)}", b.seq)
+                if b.type == USER_PROMPT:
+                    for sentence in constraint_sentences(text):
+                        state.add(sections.CONSTRAINTS, f"- {sentence}", b.seq)
             elif b.type == ASSISTANT_COMPLETION and text.strip():
-                add(sections.DECISIONS, f"- {label}{_first_sentence(text)}")
+                chosen = decision_sentences(text)
+                for sentence in chosen:
+                    state.add(sections.DECISIONS, f"- {label}{sentence}", b.seq)
+                if not chosen:
+                    state.add(sections.PROGRESS, f"- {label}{_first_sentence(text)}", b.seq)
+            elif b.type == PLAN:
+                steps = pending_steps(b)
+                if steps is not None:
+                    head = [f"- plan `{b.path}`, pending:"] if b.path and steps else []
+                    state.replace(sections.NEXT_STEPS, [*head, *(f"- [ ] {step}" for step in steps)], b.seq)
             if _is_error(b):
                 where = b.path or b.type
-                detail = one_line(text, 200) if text.strip() else "error"
-                add(sections.ERRORS, f"- `{where}`: {detail}")
+                detail = one_line(text, 120) if text.strip() else "error"
+                state.add(sections.ERRORS, f"- `{where}`: {detail}", b.seq)
+            salient, listing = _salient_texts(b)
+            for token in sections.identifiers_in(salient):
+                stated[token] = b.seq
+            if listing:
+                listed.append(listing)
             tc = b.tool_call_id
             if b.path:
                 extra: list[str] = []
@@ -207,49 +402,97 @@ class ExtractiveSummarizer:
                     extra.append(f"tool {tool_id}")
                 if b.hidden:
                     extra.append("hidden")
-                add(sections.PATHS, f"- `{b.path}`" + (f" ({', '.join(extra)})" if extra else ""))
+                state.add(
+                    sections.PATHS, f"- `{b.path}`" + (f" ({', '.join(extra)})" if extra else ""), b.seq
+                )
             elif tc:
-                add(sections.PATHS, f"- tool_call_id `{tc}` ({b.type})")
+                state.add(sections.PATHS, f"- tool_call_id `{tc}` ({b.type})", b.seq)
+        key = sections.ARTIFACTS.key
+        lines[key], state.ages[key] = _artifact_lines(lines[key], state.ages[key], blocks)
+
         # An identifier that a request kept longer than the identifiers quotes is there already.
         goals = lines[sections.GOALS.key]
-        protected = [goals[i] for i in (0, *_protected_requests(len(goals))) if i < len(goals)]
+        protected = [goals[i] for i in (0, *_protected_requests(goals)) if i < len(goals)]
         quoted = {f"- {token}" for token in sections.identifiers_in("\n".join(protected))}
-        lines[sections.IDENTIFIERS.key] = [
+        ranked = [
             line
             for line in identifier_lines(blocks, previous_identifiers)
             if line in previous_identifiers or line not in quoted
         ]
-
+        # The identifiers of an older request (it may be dropped) are listed from now on.
+        goal_ages = state.ages[sections.GOALS.key]
+        protected_at = {0, *_protected_requests(goals)}
+        for i, goal in enumerate(goals):
+            if i in protected_at:
+                continue
+            for token in sections.identifiers_in(_LABEL.sub("", goal, count=1)):
+                stated[token] = max(stated.get(token, goal_ages[i]), goal_ages[i])
+                if f"- {token}" not in ranked and not any(token in line for line in previous_identifiers):
+                    ranked.append(f"- {token}")
+        # Stated identifiers (and the previous summary's) first, newest first; listed-only last.
+        age_of: dict[str, int] = {}
+        for line in ranked:
+            if line in previous_identifiers:
+                age_of[line] = _PREVIOUS_AGE - previous_identifiers.index(line)
+            else:
+                token = line[2:]
+                if token in stated:
+                    age_of[line] = stated[token]
+        identifier_ages = dict(zip(previous_identifiers, state.ages[sections.IDENTIFIERS.key], strict=True))
+        age_of.update((line, identifier_ages[line]) for line in age_of if line in identifier_ages)
+        first = [line for line in ranked if line in age_of]
+        first.sort(key=lambda line: -age_of[line])
+        rest = [line for line in ranked if line not in age_of]
+        lines[sections.IDENTIFIERS.key] = first + rest
+        state.ages[sections.IDENTIFIERS.key] = [age_of[line] for line in first] + [0] * len(rest)
+        order = _drop_sequence(state, stated_identifiers=len(first), previous_progress=previous_progress)
         if purpose == "split_turn":
-            return _fit("", lines, max_tokens, level=3)
-        return _fit(sections.SUMMARY_TITLE, lines, max_tokens)
+            return _fit("", lines, max_tokens, order, level=3)
+        return _fit(sections.SUMMARY_TITLE, lines, max_tokens, order)
 
 
-def _drop_sequence(lines: dict[str, list[str]]) -> list[tuple[str, int]]:
-    """Lines in the order they are dropped (see ``_RECENT_REQUESTS`` and the drop tuples)."""
+def _drop_sequence(
+    state: _Lines, *, stated_identifiers: int, previous_progress: int
+) -> list[tuple[str, int]]:
+    """Lines in the order they are dropped (see the comment above ``_RECENT_REQUESTS``)."""
+    lines, ages = state.lines, state.ages
 
-    def oldest_first(section: sections.Section) -> list[tuple[str, int]]:
-        return [(section.key, i) for i in range(len(lines[section.key]))]
+    def oldest_first(section: sections.Section, indices: range | None = None) -> list[tuple[str, int]]:
+        span = range(len(lines[section.key])) if indices is None else indices
+        return sorted(((section.key, i) for i in span), key=lambda pair: ages[pair[0]][pair[1]])
 
     goals = sections.GOALS.key
-    recent = _protected_requests(len(lines[goals]))
-    order = [pair for section in _EARLY_DROPS for pair in oldest_first(section)]
-    order.extend((goals, i) for i in range(1, recent.start))
-    order.extend(pair for section in _LATE_DROPS for pair in oldest_first(section))
+    progress = sections.PROGRESS
     identifiers = sections.IDENTIFIERS.key
-    order.extend((identifiers, i) for i in range(len(lines[identifiers]) - 1, -1, -1))
-    order.extend((goals, i) for i in recent)
+    recent = _protected_requests(lines[goals])
+    order = oldest_first(sections.PATHS)
+    order += oldest_first(progress, range(previous_progress, len(lines[progress.key])))
+    order += oldest_first(sections.CRITICAL)
+    order += [(identifiers, i) for i in range(len(lines[identifiers]) - 1, stated_identifiers - 1, -1)]
+    order += [(goals, i) for i in range(1, len(lines[goals])) if i not in recent]
+    pool = [
+        *oldest_first(sections.DECISIONS),
+        *oldest_first(sections.ERRORS),
+        *oldest_first(sections.ARTIFACTS),
+        *[(identifiers, i) for i in range(stated_identifiers)],
+        *oldest_first(progress, range(previous_progress)),
+    ]
+    order += sorted(pool, key=lambda pair: ages[pair[0]][pair[1]])
+    order += [(sections.NEXT_STEPS.key, i) for i in range(len(lines[sections.NEXT_STEPS.key]) - 1, -1, -1)]
+    order += [(goals, i) for i in recent]
+    order += [(sections.CONSTRAINTS.key, i) for i in range(len(lines[sections.CONSTRAINTS.key]) - 1, -1, -1)]
     if lines[goals]:
         order.append((goals, 0))
     return order
 
 
-def _fit(title: str, lines: dict[str, list[str]], max_tokens: int, *, level: int = 2) -> str:
-    """Drop lines (least important first) until the rendered text fits ``max_tokens``."""
+def _fit(
+    title: str, lines: dict[str, list[str]], max_tokens: int, order: list[tuple[str, int]], *, level: int = 2
+) -> str:
+    """Drop lines (in ``order``, least needed first) until the rendered text fits ``max_tokens``."""
     kept = {key: [True] * len(section) for key, section in lines.items()}
     costs = {key: [_estimate_tokens(line) + 1 for line in section] for key, section in lines.items()}
     estimate = _estimate_tokens(title) + sum(sum(c) + 4 for c in costs.values() if c)
-    order = _drop_sequence(lines)
 
     def render() -> str:
         chosen = {

@@ -29,11 +29,27 @@ class Section:
         return f"## {self.title}"
 
 
-GOALS = Section("goals", "Goals / requests", "what the user asked for, in their words where it matters")
-CONSTRAINTS = Section("constraints", "Constraints", "requirements, preferences and limits stated so far")
+GOALS = Section(
+    "goals",
+    "Goals / requests",
+    "what the user asked for, in their words where it matters; the first goal and the latest request verbatim",
+)
+CONSTRAINTS = Section(
+    "constraints",
+    "Constraints",
+    "standing instructions, requirements, preferences and limits stated so far, each copied verbatim "
+    "(they hold for the rest of the conversation)",
+)
 PROGRESS = Section("progress", "Progress", "what has been done")
-DECISIONS = Section("decisions", "Decisions", "choices made and why")
-NEXT_STEPS = Section("next_steps", "Next steps", "what remains to do")
+DECISIONS = Section("decisions", "Decisions", "choices made, each with its reason")
+NEXT_STEPS = Section(
+    "next_steps", "Next steps", "what remains to do: the active plan's pending steps, as written in the plan"
+)
+ARTIFACTS = Section(
+    "artifacts",
+    "Artifacts",
+    "files read, written or attached, one per line: the exact path and the last action on it",
+)
 CRITICAL = Section(
     "critical",
     "Critical context",
@@ -60,6 +76,7 @@ SECTIONS: tuple[Section, ...] = (
     PROGRESS,
     DECISIONS,
     NEXT_STEPS,
+    ARTIFACTS,
     CRITICAL,
     ERRORS,
     IDENTIFIERS,
@@ -225,6 +242,15 @@ def is_identifier(token: str) -> bool:
     if not (_has_digit(token) and _has_letter(token)) or _DATE_TIME.match(token) or _UNIT.match(token):
         return False
     return _SEGMENTED.match(token) is not None or _ALNUM.match(token) is not None
+
+
+def is_file_name_or_path(token: str) -> bool:
+    """A file path (see :func:`is_identifier`) or a file name with a known extension."""
+    if not 3 <= len(token) <= _MAX_LENGTH or _BLOCK_PATH.match(token) or "://" in token:
+        return False
+    if "/" in token or "\\" in token:
+        return _is_file_path(token)
+    return _has_extension(token) and _PATH_SEGMENT.match(token) is not None
 
 
 def identifiers_in(text: str) -> list[str]:

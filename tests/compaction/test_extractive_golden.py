@@ -98,7 +98,7 @@ def test_history_summary_with_the_previous_one_merged() -> None:
         "##",
         [
             ("Goals / requests", ["- [t0] the first goal", *REQUESTS]),
-            ("Decisions", ["- [t1] Booked TAP 1234."]),
+            ("Progress", ["- [t1] Booked TAP 1234."]),
             ("Errors", ["- `tc:t1.tc_b.result`: error"]),
             ("Key identifiers", ["- txn_8f3a2c91"]),
             ("Paths and tool calls", PATHS),
@@ -112,7 +112,7 @@ def test_split_turn_summary_has_no_title_and_third_level_headings() -> None:
         "###",
         [
             ("Goals / requests", REQUESTS),
-            ("Decisions", ["- [t1] Booked TAP 1234."]),
+            ("Progress", ["- [t1] Booked TAP 1234."]),
             ("Errors", ["- `tc:t1.tc_b.result`: error"]),
             ("Paths and tool calls", PATHS),
         ],
@@ -126,7 +126,7 @@ def test_split_turn_summary_has_no_title_and_third_level_headings() -> None:
             120,
             [
                 ("Goals / requests", ["- [t0] the first goal", *REQUESTS]),
-                ("Decisions", ["- [t1] Booked TAP 1234."]),
+                ("Progress", ["- [t1] Booked TAP 1234."]),
                 ("Errors", ["- `tc:t1.tc_b.result`: error"]),
                 ("Key identifiers", ["- txn_8f3a2c91"]),
             ],

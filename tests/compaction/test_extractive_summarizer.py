@@ -48,7 +48,8 @@ def test_is_a_summarizer() -> None:
 def test_sections_requests_decisions_errors_and_every_path() -> None:
     text = summarize(history())
     assert "## Goals / requests\n- [t1] please do t1\n- [t2] please do t2" in text
-    assert "## Decisions\n- [t1] Done with t1.\n- [t2] Done with t2." in text
+    # A completion that gives no reason and says no choice is progress, not a decision.
+    assert "## Progress\n- [t1] Done with t1.\n- [t2] Done with t2." in text
     assert "## Errors" in text and "`tc:t2.tc_err.result`: Error: 404 not found" in text
     assert "`tc:t2.tc_x.result`: ok" in text
     for b in history():

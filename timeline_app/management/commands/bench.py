@@ -1,5 +1,7 @@
 """``python manage.py bench append|engine|compaction|storage|export|all`` (speed and size goals as ratios,
-measured in one run) and ``bench load --url …`` (simulated agents against a running stack)."""
+measured in one run), ``bench load --url …`` (simulated agents against a running stack), ``bench
+formats`` (native renders of random timelines) and ``bench quality`` (what survives a compaction:
+docs/quality.md)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from timeline_app.benchmarks import formats, load
+from timeline_app.benchmarks import formats, load, quality
 
 SUITES = ("append", "engine", "compaction", "storage", "export")
 
@@ -24,10 +26,15 @@ class Command(BaseCommand):
     help = "Run a benchmark and print medians and ratios against a baseline measured in the same run."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("suite", choices=[*SUITES, "all", "load", "formats"])
+        parser.add_argument("suite", choices=[*SUITES, "all", "load", "formats", "quality"])
         formats = parser.add_argument_group("formats", "bench formats: native renders of random timelines")
         formats.add_argument("--timelines", type=int, default=1_000, help="random timelines (default 1000)")
-        formats.add_argument("--seed", type=int, default=0, help="the first timeline's seed (default 0)")
+        parser.add_argument(
+            "--seed",
+            type=int,
+            default=None,
+            help="formats: the first timeline's seed (default 0); quality: the generator's seed (default 24)",
+        )
         formats.add_argument(
             "--sdk-every",
             type=int,
@@ -42,6 +49,16 @@ class Command(BaseCommand):
             "--max-seconds", type=float, default=300.0, help="stop after this long (default 300)"
         )
         load.add_argument("--max-tokens", type=int, default=20_000, help="each conversation's max_tokens")
+        q = parser.add_argument_group(
+            "quality", "bench quality: what survives a compaction (docs/quality.md)"
+        )
+        q.add_argument("--sessions", type=int, default=50, help="sessions to generate (default 50)")
+        q.add_argument("--summarizer", choices=quality.SUMMARIZERS, default="extractive")
+        q.add_argument("--judge", action="store_true", help="ask a model the probe questions (needs a key)")
+        q.add_argument(
+            "--judge-checks", type=int, default=5, help="check points the judge asks about (default 5)"
+        )
+        q.add_argument("--json", action="store_true", help="the report as JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
         if pending := unapplied_migrations():
@@ -58,14 +75,32 @@ class Command(BaseCommand):
             formats.run(
                 self.stdout.write,
                 timelines=options["timelines"],
-                seed=options["seed"],
+                seed=0 if options["seed"] is None else options["seed"],
                 sdk_every=options["sdk_every"],
             )
+            return
+        if options["suite"] == "quality":
+            self.quality(options)
             return
         suites = SUITES if options["suite"] == "all" else (options["suite"],)
         for suite in suites:
             module = importlib.import_module(f"timeline_app.benchmarks.{suite}")
             module.run(self.stdout.write)
+
+    def quality(self, options: dict[str, Any]) -> None:
+        if not (1 <= options["sessions"] <= 1000 and 0 <= options["judge_checks"] <= 1000):
+            raise CommandError("--sessions must be 1..1000 and --judge-checks 0..1000")
+        quality.run(
+            self.stdout.write,
+            quality.QualityOptions(
+                seed=24 if options["seed"] is None else options["seed"],
+                sessions=options["sessions"],
+                summarizer=options["summarizer"],
+                judge=options["judge"],
+                judge_checks=options["judge_checks"],
+                as_json=options["json"],
+            ),
+        )
 
     def load(self, options: dict[str, Any]) -> None:
         if not (1 <= options["agents"] <= 256 and 1 <= options["blocks"] <= 100_000):

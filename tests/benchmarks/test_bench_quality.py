@@ -1,0 +1,55 @@
+"""``bench quality`` as a regression guard (issue 24): a small seeded subset (five sessions, one of
+each kind, cut to 15 planned turns, each played on until it has compacted twice) runs through the
+API with the extractive summarizer; a probe type whose visible share drops below its floor fails.
+
+The floor is the issue's goal where the extractive summarizer reaches it on this subset, else the
+share it reaches today (docs/quality.md has the full run and the gaps): a change to the generator,
+the summarizer or the render that loses working state shows up here. Deterministic: the same seed
+gives the same sessions, and nothing in a render depends on the clock or on random ids.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from timeline_app.benchmarks import quality
+from timeline_app.benchmarks.quality.report import GOALS, summarize
+from timeline_app.benchmarks.quality.runner import QualitySettings
+from timeline_app.benchmarks.quality.sessions import KINDS, PROBE_TYPES
+
+pytestmark = pytest.mark.django_db
+
+# Below the goal today (the subset's share, one check of margin): identifiers 92.9 % of 84,
+# instructions 97.0 % of 33, artifacts 95.8 % of 24.
+FLOORS = {**GOALS, "identifier": 0.91, "instruction": 0.93, "artifact": 0.91}
+
+
+@pytest.fixture(scope="module")
+def report(django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
+    with django_db_blocker.unblock():
+        results = quality.run_sessions(quality.QualityOptions(seed=24, sessions=5, max_turns=15))
+    settings = QualitySettings()
+    return results, summarize(
+        results, summary_max_tokens=settings.summary_max_tokens, max_tokens=settings.max_tokens
+    )
+
+
+@pytest.mark.parametrize("probe_type", PROBE_TYPES)
+def test_visible_share_stays_at_or_above_its_floor(report, probe_type: str) -> None:  # type: ignore[no-untyped-def]
+    cell = report[1]["probes"][probe_type]["all"]
+    assert cell["checks"] > 0, probe_type
+    assert cell["visible"] >= FLOORS[probe_type], (probe_type, cell)
+
+
+def test_every_probe_is_recoverable_by_search_or_read(report) -> None:  # type: ignore[no-untyped-def]
+    for probe_type, row in report[1]["probes"].items():
+        assert row["all"]["recoverable"] == 1.0, (probe_type, row["all"])
+
+
+def test_every_session_compacted_twice_within_the_budgets(report) -> None:  # type: ignore[no-untyped-def]
+    results, numbers = report
+    assert sorted(r.kind for r in results) == sorted(KINDS)
+    assert all(r.compactions >= 2 for r in results)
+    tokens = numbers["tokens"]["all"]
+    assert tokens["summary_tokens_max"] <= QualitySettings().summary_max_tokens
+    assert tokens["renders_over_max_tokens"] == 0

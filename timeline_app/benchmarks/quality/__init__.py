@@ -1,0 +1,141 @@
+"""``bench quality``: what survives a compaction (issue 24; method and latest table in docs/quality.md).
+
+Generated sessions of five kinds run through the HTTP API in process until each has compacted at
+least twice; probes planted in them are checked in the render after each compaction (visible) and
+through search and read-by-path (recoverable). Offline and deterministic with the extractive
+summarizer; ``--summarizer anthropic`` runs the same sessions with Claude, and ``--judge`` asks a
+model the probe questions from the compacted context and from the full one.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings as django_settings
+from django.test import Client, override_settings
+
+from timeline_app.benchmarks.common import scratch_tenant
+from timeline_app.benchmarks.quality import judge as judge_module
+from timeline_app.benchmarks.quality.report import summarize, table
+from timeline_app.benchmarks.quality.runner import QualitySettings, SessionResult, run_session
+from timeline_app.benchmarks.quality.sessions import generate
+from timeline_app.services.api_keys import api_key_create
+from timeline_app.services.summarizers import configured_summarizer
+
+SUMMARIZERS = ("extractive", "anthropic", "openai")
+
+
+class Unavailable(Exception):
+    """The requested live mode cannot run here (no key, or the summarizer is not in this build)."""
+
+
+@dataclass(frozen=True)
+class QualityOptions:
+    seed: int = 24
+    sessions: int = 50
+    summarizer: str = "extractive"
+    judge: bool = False
+    judge_checks: int = 5
+    as_json: bool = False
+    max_turns: int | None = None
+    settings: QualitySettings = field(default_factory=QualitySettings)
+
+
+@contextmanager
+def _quiet_request_log() -> Iterator[None]:
+    logger = logging.getLogger("timeline.request")
+    level = logger.level
+    logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def summarizer_overrides(name: str) -> dict[str, Any]:
+    """The settings that select summarizer ``name``, or :class:`Unavailable` saying why not."""
+    if name == "extractive":
+        return {"TIMELINE_SUMMARIZER": "extractive", "TIMELINE_SUMMARIZER_CLASS": ""}
+    if name == "anthropic" and not getattr(django_settings, "ANTHROPIC_API_KEY", ""):
+        raise Unavailable("skipped: --summarizer anthropic needs ANTHROPIC_API_KEY (not set)")
+    overrides = {"TIMELINE_SUMMARIZER": name, "TIMELINE_SUMMARIZER_CLASS": ""}
+    with override_settings(**overrides):
+        built = configured_summarizer()
+    if built.name != name:
+        raise Unavailable(
+            f"skipped: the {name} summarizer is not available in this build "
+            f"(TIMELINE_SUMMARIZER={name} is not known to the summarizer factory)"
+        )
+    if name == "openai" and not getattr(django_settings, "OPENAI_API_KEY", ""):
+        raise Unavailable("skipped: --summarizer openai needs OPENAI_API_KEY (not set)")
+    return overrides
+
+
+def run_sessions(options: QualityOptions) -> list[SessionResult]:
+    """Generate and play the sessions in a scratch tenant (deleted afterwards)."""
+    overrides = summarizer_overrides(options.summarizer)
+    sessions = generate(seed=options.seed, sessions=options.sessions, max_turns=options.max_turns)
+    results: list[SessionResult] = []
+    with _quiet_request_log(), override_settings(**overrides), scratch_tenant() as tenant:
+        _, raw = api_key_create(tenant_name=tenant.name, name="bench-quality")
+        client = Client(HTTP_AUTHORIZATION=f"Bearer {raw}")
+        for session in sessions:
+            results.append(run_session(client, session, options.settings, keep_texts=options.judge))
+    return results
+
+
+def run(write: Callable[[str], None], options: QualityOptions | None = None) -> dict[str, Any] | None:
+    """Run the benchmark and write its table (or JSON); returns the report (None when skipped)."""
+    options = options or QualityOptions()
+    if options.judge:
+        try:
+            judge_module.require_key()
+        except judge_module.NoKey as exc:
+            write(str(exc))
+            return None
+    started = time.perf_counter()
+    try:
+        results = run_sessions(options)
+    except Unavailable as exc:
+        write(str(exc))
+        return None
+    seconds = time.perf_counter() - started
+    report = summarize(
+        results,
+        summary_max_tokens=options.settings.summary_max_tokens,
+        max_tokens=options.settings.max_tokens,
+    )
+    report["run"] = {
+        "seed": options.seed,
+        "sessions": options.sessions,
+        "summarizer": options.summarizer,
+        "wall_seconds": round(seconds, 1),
+    }
+    if options.judge:
+        report["judge"] = judge_module.judge(results, limit=options.judge_checks)
+    if options.as_json:
+        write(json.dumps(report, indent=2, sort_keys=True))
+        return report
+    write(
+        f"bench quality: {options.sessions} sessions, seed {options.seed}, summarizer {options.summarizer}, "
+        f"{seconds:.0f} s"
+    )
+    write("")
+    for line in table(report):
+        write(line)
+    if options.judge:
+        write("")
+        for line in judge_module.table(report["judge"]):
+            write(line)
+    write("")
+    if report["failures"]:
+        write("goals missed: " + "; ".join(report["failures"]))
+    else:
+        write("every goal met")
+    return report
