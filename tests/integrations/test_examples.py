@@ -57,7 +57,14 @@ def test_every_integrations_example_runs(live: Live, tmp_path: Path):
 
     out = run_example("mcp_client.py", live, tmp_path).splitlines()
     assert out[0] == str(
-        ["timeline_read", "timeline_search", "timeline_hide", "timeline_sources", "timeline_render"]
+        [
+            "timeline_read",
+            "timeline_search",
+            "timeline_hide",
+            "timeline_unhide",
+            "timeline_sources",
+            "timeline_render",
+        ]
     )
     text = "\n".join(out)
     assert "- tc:turn_1.tc_1.result (react.tool.result): " in out[2], "the search hit names the path"
@@ -69,7 +76,7 @@ def test_every_integrations_example_runs(live: Live, tmp_path: Path):
         api.create_conversation(id=config["mcpServers"]["timeline"]["args"][-1])
         api.start_turn("support-42", "Is my order late?", turn_id="turn_1")
     tools = asyncio.run(start_from_config(config, live))
-    assert len(tools) == 5
+    assert len(tools) == 6
 
     with fake_responses_api() as (base_url, requests):
         out = run_example(
