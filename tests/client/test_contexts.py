@@ -1,9 +1,8 @@
-"""The Python client's contexts (seed 004 API) through the WSGI transport, and the README example."""
+"""The Python client's contexts (seed 004 API) through the WSGI transport, and docs/examples/contexts.py."""
 
 from __future__ import annotations
 
 import json
-import re
 from datetime import datetime
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from timeline_client import (
 from timeline_app.models import Block
 
 pytestmark = pytest.mark.django_db
-README = Path(__file__).resolve().parents[2] / "README.md"
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "contexts.py"
 
 
 @pytest.fixture
@@ -146,15 +145,7 @@ def test_from_file_keep_updated_mirrors_every_later_change_at_once(api, conv, tm
     assert [m["content"] for m in json.loads((tmp_path / "new.json").read_text())] == ["first"]
 
 
-def readme_example() -> str:
-    text = README.read_text(encoding="utf-8")
-    section = text.split("\n## Named contexts\n", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
-    assert blocks, "the README's Named contexts section has a Python example"
-    return "\n".join(blocks)
-
-
-def test_the_readme_example_runs_as_written(owner, in_process_requests, monkeypatch, tmp_path, capsys):
+def test_the_contexts_example_runs_as_written(owner, in_process_requests, monkeypatch, tmp_path, capsys):
     real_client = httpx.Client
     app = in_process_requests
     monkeypatch.setattr(
@@ -164,7 +155,7 @@ def test_the_readme_example_runs_as_written(owner, in_process_requests, monkeypa
     monkeypatch.chdir(tmp_path)
 
     namespace: dict = {}
-    exec(compile(readme_example(), str(README), "exec"), namespace)
+    exec(compile(EXAMPLE.read_text(encoding="utf-8"), str(EXAMPLE), "exec"), namespace)
 
     out = capsys.readouterr().out
     assert "Total messages: 2" in out and "user: What is 2+2?" in out and "assistant: 4" in out

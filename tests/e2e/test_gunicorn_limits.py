@@ -1,4 +1,4 @@
-"""Issue 20, point 12a: gunicorn's request-head limits (config/gunicorn.py, README "Production").
+"""Issue 20, point 12a: gunicorn's request-head limits (config/gunicorn.py, docs/operations.md "Production").
 The longest request line the API's own limits allow reaches Django and gets its JSON answer; a
 longer one gets gunicorn's own 414 page (documented), never a 500."""
 
@@ -39,9 +39,9 @@ def test_the_limits_are_set_overridable_and_documented(monkeypatch):
     )
     monkeypatch.setenv("GUNICORN_LIMIT_REQUEST_LINE", "0")
     assert runpy.run_path(str(CONFIG))["limit_request_line"] == 0
-    readme = (ROOT / "README.md").read_text()
-    assert all(name in readme for name in LIMITS)
-    assert "414 URI Too Long" in readme
+    operations = (ROOT / "docs" / "operations.md").read_text()
+    assert all(name in operations for name in LIMITS)
+    assert "414 URI Too Long" in operations
 
 
 def longest_search_line() -> str:

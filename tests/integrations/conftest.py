@@ -17,7 +17,7 @@ from tests.e2e.conftest import server  # noqa: F401  (the live server fixture)
 from timeline_app.services.api_keys import api_key_create
 
 ROOT = Path(__file__).resolve().parents[2]
-README = ROOT / "README.md"
+EXAMPLES = ROOT / "docs" / "examples"
 
 
 @dataclass(frozen=True)
@@ -38,20 +38,3 @@ def console_script(name: str) -> str:
     found = shutil.which(name, path=str(Path(sys.executable).parent))
     assert found, f"{name} is not installed: run make install"
     return found
-
-
-def readme_section(title: str) -> str:
-    """The text of the README section ``## title`` (up to the next ``## `` heading)."""
-    text = README.read_text(encoding="utf-8")
-    start = text.index(f"\n## {title}\n")
-    end = text.find("\n## ", start + 1)
-    return text[start : end if end != -1 else len(text)]
-
-
-def python_blocks(section: str) -> list[str]:
-    """The ```python code blocks of a README section, in order."""
-    blocks: list[str] = []
-    parts = section.split("```python\n")
-    for part in parts[1:]:
-        blocks.append(part.split("\n```", 1)[0] + "\n")
-    return blocks

@@ -1,4 +1,4 @@
-"""A scripted stand-in for the OpenAI Responses API on loopback, for the README's Runner example.
+"""A scripted stand-in for the OpenAI Responses API on loopback, for docs/examples/openai_agents_runner.py.
 
 The Agents SDK's default model posts to ``$OPENAI_BASE_URL/responses``; this server answers
 from the request's ``input``: a question about an order gets a ``lookup_order`` call, a tool

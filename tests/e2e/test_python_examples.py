@@ -1,11 +1,10 @@
-"""The README's Python examples run as written with the project's interpreter against a live
+"""The Python examples docs/examples/agent_loop.py and contexts.py run as written with the project's interpreter against a live
 server, twice each (a second run must not trip over the first). The Anthropic one talks to a
 local stand-in for the Messages API (``ANTHROPIC_BASE_URL``)."""
 
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 import threading
@@ -19,9 +18,9 @@ from timeline_app.services.api_keys import api_key_create
 
 pytestmark = pytest.mark.e2e
 
-# The examples before "## Integrations" (tests/integrations/test_readme_examples.py runs those).
-_README = (ROOT / "README.md").read_text().split("\n## Integrations", 1)[0]
-EXAMPLES = re.findall(r"```python\n(.*?)```", _README, flags=re.S)
+# The examples on the client and named contexts (tests/integrations/test_examples.py runs those of
+# the integrations, tests/integrations/test_client_distribution.py the client's quickstart).
+EXAMPLES = [ROOT / "docs" / "examples" / name for name in ("agent_loop.py", "contexts.py")]
 
 
 class FakeMessages(BaseHTTPRequestHandler):
@@ -68,16 +67,14 @@ def anthropic_stand_in() -> Iterator[str]:
     httpd.shutdown()
 
 
-def test_the_readme_has_the_two_python_examples():
-    assert len(EXAMPLES) == 2
-    assert "anthropic.Anthropic()" in EXAMPLES[0] and "get_context" in EXAMPLES[1]
+def test_the_two_python_examples_are_what_they_say():
+    assert "anthropic.Anthropic()" in EXAMPLES[0].read_text() and "get_context" in EXAMPLES[1].read_text()
 
 
 @pytest.mark.parametrize("index", range(len(EXAMPLES)), ids=["agent_loop", "contexts"])
-def test_a_readme_python_example_runs_twice(server, anthropic_stand_in, tmp_path, index):
+def test_a_python_example_runs_twice(server, anthropic_stand_in, tmp_path, index):
     _, key = api_key_create(tenant_name="readme")
-    script = tmp_path / "example.py"
-    script.write_text(EXAMPLES[index])
+    script = EXAMPLES[index]
     env = {
         "PATH": "/usr/bin:/bin",
         "PYTHONPATH": str(ROOT),

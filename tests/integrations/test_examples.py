@@ -1,4 +1,5 @@
-"""Every example of the README's "Integrations" section, run as written against a live server."""
+"""Every integrations example of docs/integrations.md (files under docs/examples/), run as written
+against a live server."""
 
 from __future__ import annotations
 
@@ -13,15 +14,15 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from timeline_client import TimelineClient
 
-from tests.integrations.conftest import Live, console_script, python_blocks, readme_section
+from tests.integrations.conftest import EXAMPLES, Live, console_script
 from tests.integrations.fake_openai import fake_responses_api
 
 pytestmark = pytest.mark.e2e
 
 
-def run_example(code: str, live: Live, cwd: Path, **extra_env: str) -> str:
-    """Run one README block in a fresh interpreter, with the virtualenv's bin on PATH (as when
-    it is active) and the key exported, as the README says."""
+def run_example(name: str, live: Live, cwd: Path, **extra_env: str) -> str:
+    """Run one example file in a fresh interpreter, with the virtualenv's bin on PATH (as when
+    it is active) and the key exported, as its docstring says."""
     env = {
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
@@ -30,18 +31,14 @@ def run_example(code: str, live: Live, cwd: Path, **extra_env: str) -> str:
         **extra_env,
     }
     done = subprocess.run(
-        [sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, str(EXAMPLES / name)], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
 
 
-def json_blocks(section: str) -> list[dict]:
-    return [json.loads(part.split("\n```", 1)[0]) for part in section.split("```json\n")[1:]]
-
-
 async def start_from_config(config: dict, live: Live) -> list[str]:
-    """Launch the server the way an MCP client reads the README's configuration."""
+    """Launch the server the way an MCP client reads docs/examples/mcp_config.json."""
     entry = config["mcpServers"]["timeline"]
     env = {**entry["env"], "TIMELINE_API_URL": live.url, "TIMELINE_API_KEY": live.key}
     assert set(env) == set(entry["env"]), "the example sets exactly these variables"
@@ -55,14 +52,19 @@ async def start_from_config(config: dict, live: Live) -> list[str]:
         return names
 
 
-def test_every_integrations_example_in_the_readme_runs(live: Live, tmp_path: Path):
-    section = readme_section("Integrations")
-    mcp_example, runner_example, agents_example = python_blocks(section)
-    (config,) = json_blocks(section)
+def test_every_integrations_example_runs(live: Live, tmp_path: Path):
+    config = json.loads((EXAMPLES / "mcp_config.json").read_text(encoding="utf-8"))
 
-    out = run_example(mcp_example, live, tmp_path).splitlines()
+    out = run_example("mcp_client.py", live, tmp_path).splitlines()
     assert out[0] == str(
-        ["timeline_read", "timeline_search", "timeline_hide", "timeline_sources", "timeline_render"]
+        [
+            "timeline_read",
+            "timeline_search",
+            "timeline_hide",
+            "timeline_unhide",
+            "timeline_sources",
+            "timeline_render",
+        ]
     )
     text = "\n".join(out)
     assert "- tc:turn_1.tc_1.result (react.tool.result): " in out[2], "the search hit names the path"
@@ -74,11 +76,11 @@ def test_every_integrations_example_in_the_readme_runs(live: Live, tmp_path: Pat
         api.create_conversation(id=config["mcpServers"]["timeline"]["args"][-1])
         api.start_turn("support-42", "Is my order late?", turn_id="turn_1")
     tools = asyncio.run(start_from_config(config, live))
-    assert len(tools) == 5
+    assert len(tools) == 6
 
     with fake_responses_api() as (base_url, requests):
         out = run_example(
-            runner_example,
+            "openai_agents_runner.py",
             live,
             tmp_path,
             OPENAI_API_KEY="sk-test",
@@ -98,7 +100,7 @@ def test_every_integrations_example_in_the_readme_runs(live: Live, tmp_path: Pat
     with TimelineClient(live.url, live.key) as api:
         assert len(api.search("support-7", "DHL")) == 2, "the tool output and the answer are stored"
 
-    out = run_example(agents_example, live, tmp_path).splitlines()
+    out = run_example("openai_agents_session.py", live, tmp_path).splitlines()
     assert out == [
         "4 ['message', 'function_call', 'function_call_output', 'message']",
         "[{'type': 'message', 'role': 'assistant', 'content': [{'type': 'output_text', 'text': 'It has shipped.'}]}]",

@@ -1,5 +1,6 @@
-"""The README's curl tour runs as written against a live server on any ``PORT``, twice, with the
-same answers (times, generated compaction and task ids and durations aside)."""
+"""The HTTP tour, docs/examples/curl_tour.sh (docs/api.md), runs as written against a live server on
+any ``PORT``, twice, with the same answers (times, generated compaction and task ids and durations
+aside)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from timeline_app.services.api_keys import api_key_create
 
 pytestmark = pytest.mark.e2e
 
-_README = (ROOT / "README.md").read_text()
-TOUR = re.search(r"These run as written.*?```sh\n(.*?)```", _README, flags=re.S).group(1)
+TOUR_FILE = ROOT / "docs" / "examples" / "curl_tour.sh"
+TOUR = TOUR_FILE.read_text()
 
 VOLATILE = [
     (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)"), "<time>"),
@@ -34,13 +35,12 @@ def test_the_curl_tour_runs_twice_with_the_same_answers(server, tmp_path):
     assert "PORT" in TOUR and "-X PATCH" in TOUR and "/unhide/" in TOUR and "/compactions/" in TOUR
     _, key = api_key_create(tenant_name="tour")
     port = server.rsplit(":", 1)[1]
-    script = tmp_path / "tour.sh"
-    script.write_text("set -eu\n" + TOUR)
+    assert "set -eu" in TOUR, "the tour stops at its first failing command"
     env = {"PATH": "/usr/bin:/bin", "KEY": key, "PORT": port}
     outputs = []
     for _ in range(2):
         run = subprocess.run(
-            ["bash", str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+            ["bash", str(TOUR_FILE)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
         )
         assert run.returncode == 0, run.stdout + run.stderr
         outputs.append(normalized(run.stdout))

@@ -1,0 +1,74 @@
+"""The docs hold together: the README opens with the two set-up commands and stays short, every
+relative link resolves, the code the docs show is taken from the example files under
+docs/examples/, and every example file is run by a test."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "docs" / "examples"
+README = ROOT / "README.md"
+PAGES = [README, ROOT / "clients" / "python" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+# The pages whose Python blocks are excerpts of an example file (the other pages' blocks sketch
+# an API or a setting and are not meant to run on their own).
+EXCERPTING = [README, ROOT / "clients" / "python" / "README.md", ROOT / "docs" / "client.md"]
+
+
+def fenced(text: str, language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```", text, flags=re.S | re.M)
+
+
+def test_the_readme_opens_with_the_two_set_up_commands_and_stays_short():
+    text = README.read_text(encoding="utf-8")
+    first = re.search(r"^```\w*\n(.*?)^```", text, flags=re.S | re.M)
+    assert first is not None
+    commands = [line.split("#", 1)[0].strip() for line in first.group(1).splitlines()]
+    assert commands == ["make run", "make test"]
+    assert len(text.splitlines()) <= 200
+    assert text.index("docs/concepts.md") < min(
+        text.index(f"docs/{page.name}") for page in (ROOT / "docs").glob("*.md") if page.name != "concepts.md"
+    ), "concepts.md is the first page the README links"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(ROOT)))
+def test_every_relative_link_resolves(page: Path):
+    text = page.read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    broken = [
+        target
+        for target in targets
+        if not re.match(r"[a-z]+:", target)
+        and not target.startswith("#")
+        and not (page.parent / target.split("#", 1)[0]).exists()
+    ]
+    assert broken == []
+
+
+@pytest.mark.parametrize("page", EXCERPTING, ids=lambda page: str(page.relative_to(ROOT)))
+def test_the_python_the_docs_show_is_taken_from_an_example_file(page: Path):
+    examples = [path.read_text(encoding="utf-8") for path in EXAMPLES.glob("*.py")]
+    blocks = fenced(page.read_text(encoding="utf-8"), "python")
+    assert blocks
+    for block in blocks:
+        assert any(block in example for example in examples), block
+
+
+def test_the_mcp_configuration_shown_is_the_example_file():
+    (shown,) = fenced((ROOT / "docs" / "integrations.md").read_text(encoding="utf-8"), "json")
+    assert json.loads(shown) == json.loads((EXAMPLES / "mcp_config.json").read_text(encoding="utf-8"))
+
+
+def test_every_example_file_is_run_by_a_test():
+    tests = "\n".join(
+        path.read_text(encoding="utf-8")
+        for path in (ROOT / "tests").rglob("test_*.py")
+        if path.name != "test_docs.py"
+    )
+    tests += (ROOT / "tests" / "integrations" / "conftest.py").read_text(encoding="utf-8")
+    unused = [path.name for path in EXAMPLES.iterdir() if f'"{path.name}"' not in tests]
+    assert unused == []
