@@ -106,6 +106,9 @@ async def drive(params: StdioServerParameters, paths: dict[str, str]) -> None:
             "text",
             "anthropic",
             "openai",
+            "anthropic_messages",
+            "openai_responses",
+            "openai_chat",
         }
         assert not schemas["timeline_sources"].get("properties")
         descriptions = {t.name: t.description or "" for t in listed}
