@@ -54,7 +54,7 @@ def _history(tenant: Tenant, public_id: str = "conv-past") -> tuple[Conversation
         return outcome.pruning_status
 
     statuses = [render(timedelta(0), format="anthropic")]
-    blocks_hide(timeline=timeline, path="tc:turn_t002.tc_t002.result", replacement_text="[hidden by hand]")
+    blocks_hide(timeline=timeline, path="tc:turn_t002.tc_t002x0.result", replacement_text="[hidden by hand]")
     statuses.append(render(timedelta(seconds=30), format="openai"))
     contribute_turns(timeline, turns=1, start=4)
     statuses.append(render(timedelta(hours=2), format="text", include_sources=True))  # TTL prune
@@ -65,7 +65,7 @@ def _history(tenant: Tenant, public_id: str = "conv-past") -> tuple[Conversation
         render(timedelta(hours=2, minutes=1), format="text", exclude_contributions=("react.note",))
     )
     # Later: another hide and new settings. The past renders must not see either.
-    blocks_hide(timeline=timeline, path="tc:turn_t005.tc_t005.result", replacement_text="[later]")
+    blocks_hide(timeline=timeline, path="tc:turn_t005.tc_t005x0.result", replacement_text="[later]")
     Conversation.objects.filter(pk=conversation.pk).update(
         settings={"max_tokens": 9000, "ttl_keep_recent_turns": 1, "cache_point_offset_rounds": 1}
     )
@@ -124,7 +124,7 @@ def _legacy_history(tenant: Tenant, *, stride0: bool) -> tuple[Conversation, Ren
             )
 
     render(format="text")
-    blocks_hide(timeline=timeline, path="tc:turn_t001.tc_t001.result", replacement_text="[x]")
+    blocks_hide(timeline=timeline, path="tc:turn_t001.tc_t001x0.result", replacement_text="[x]")
     render(format="openai", system_tokens=5)
     RenderRecord.objects.filter(timeline=timeline).update(
         render_inputs={},
@@ -133,7 +133,7 @@ def _legacy_history(tenant: Tenant, *, stride0: bool) -> tuple[Conversation, Ren
         window_last_seq=None,
         window_skipped_seqs=b"",
     )
-    blocks_hide(timeline=timeline, path="tc:turn_t002.tc_t002.result", replacement_text="[y]")
+    blocks_hide(timeline=timeline, path="tc:turn_t002.tc_t002x0.result", replacement_text="[y]")
     plain, hidden = RenderRecord.objects.filter(timeline=timeline).order_by("id")
     return conversation, plain, hidden
 
@@ -182,7 +182,7 @@ def test_a_window_over_1024_segments_and_a_hide_state_changed_since_are_rebuilt_
     )
     timeline = Timeline.objects.get(conversation=conversation, name="main")
     contribute_turns(timeline, turns=175)  # 6 blocks a turn
-    first_path, second_path = "tc:turn_t090.tc_t090.result", "tc:turn_t120.tc_t120.result"
+    first_path, second_path = "tc:turn_t090.tc_t090x0.result", "tc:turn_t120.tc_t120x0.result"
 
     def render() -> RenderRecord:
         timeline.refresh_from_db()

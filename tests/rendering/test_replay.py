@@ -7,7 +7,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from timeline_app.domain.blocks import SUMMARY, Block
-from timeline_app.rendering.replay import pack_seq_set, unpack_seq_set, window_of, window_shape
+from timeline_app.rendering.replay import (
+    pack_seq_set,
+    unpack_seq_runs,
+    unpack_seq_set,
+    window_of,
+    window_shape,
+)
 
 
 @given(st.sets(st.integers(min_value=0, max_value=2**40)))
@@ -32,10 +38,29 @@ def test_a_shape_gives_back_its_window_with_the_hide_state_it_had():
     window = [Block(seq=b.seq, type=b.type, path=b.path, hidden=b.seq in {4, 9}) for b in window]
     shape = window_shape(window)
     assert (shape.summary_seq, shape.first_seq, shape.last_seq, shape.hidden_count) == (9, 3, 12, 2)
-    assert unpack_seq_set(shape.skipped_seqs) == (5, 8, 9, 11)
+    assert unpack_seq_runs(shape.skipped_seqs) == ((5, 5), (8, 9), (11, 11))
     rebuilt, problems = window_of(stored, shape)
     assert problems == []
     assert [(b.seq, b.hidden) for b in rebuilt] == [(b.seq, b.hidden) for b in window]
 
     rebuilt, problems = window_of([b for b in stored if b.seq != 10], shape)
     assert problems == ["stored blocks missing: seq 10"]
+
+
+def test_a_window_whose_seqs_span_an_imports_gaps_records_them_as_runs():
+    # An import keeps its seqs: a window of three blocks may span 2^63 seqs. The shape must not
+    # enumerate the span (it did, and a render of such a context ran out of memory).
+    seqs = [1, 2, 2**53, 2**62, 2**63 - 2]
+    window = [Block(seq=seq, type="x", path=f"p{seq}") for seq in seqs]
+    shape = window_shape(window)
+    assert unpack_seq_runs(shape.skipped_seqs) == (
+        (3, 2**53 - 1),
+        (2**53 + 1, 2**62 - 1),
+        (2**62 + 1, 2**63 - 3),
+    )
+    assert len(shape.skipped_seqs) < 40
+    rebuilt, problems = window_of(window, shape)
+    assert problems == []
+    assert [b.seq for b in rebuilt] == seqs
+    rebuilt, problems = window_of([b for b in window if b.seq != 2**62], shape)
+    assert problems == [f"stored blocks missing: seq {2**62}"]
