@@ -25,7 +25,7 @@ from tests.e2e.processes import REDIS_URL, free_port, live_database_url, wait_fo
 from tests.factories import SMALL, fill_to
 from timeline_app.domain import blocks as b
 from timeline_app.models import Block, Compaction, Timeline
-from timeline_app.services.compaction import TAKEN_OVER
+from timeline_app.services.compaction_claims import TAKEN_OVER
 
 BASE_DIR = Path(settings.BASE_DIR)
 SLOW = "tests.services.compaction.summarizers.SlowSummarizer"

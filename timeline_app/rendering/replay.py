@@ -11,8 +11,8 @@ What a record keeps for this, besides its bounded fingerprint (``prefix.py``: 16
   messages, summaries, messages a compaction strategy left out): a window is those blocks, in seq
   order, after its summary;
 * the seqs hidden in it at that moment (manual hides, TTL prunes; the summary's too);
-* its inputs (``render_inputs``: resolved settings, format, contribution filters, the system
-  prompt's digest).
+* its inputs (``recorded_inputs.render_inputs``: resolved settings, format, contribution
+  filters, the system prompt's digest).
 
 The two seq sets are packed by ``pack_seq_set`` (ascending deltas as varints, deflated when that is
 smaller): at most 1 byte a seq while the gaps between them are under 128 (2 under 16,384), and a
@@ -32,7 +32,7 @@ from __future__ import annotations
 import zlib
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from itertools import accumulate, pairwise
 from typing import Any
 
@@ -42,25 +42,10 @@ from timeline_app.domain.settings import RenderSettings
 from .formats import FORMATS, Format
 from .pipeline import Rendered, RenderOptions, render_window
 from .prefix import DIGEST_BYTES, LEGACY_STRIDE, Prefix, checkpoint_position, chunk_seq_digest, unpack_seqs
+from .recorded_inputs import INPUTS_VERSION, _options, _settings
 
-INPUTS_VERSION = 1
 _FORMATS: tuple[Format, ...] = ("anthropic", "openai", "text")
 _RAW, _DEFLATED = b"\x00", b"\x01"
-
-
-def render_inputs(*, settings: RenderSettings, options: RenderOptions, system_digest: str) -> dict[str, Any]:
-    """What a record keeps of a render's inputs (JSON)."""
-    return {
-        "version": INPUTS_VERSION,
-        "settings": asdict(settings),
-        "format": options.format,
-        "cache_last": options.cache_last,
-        "exclude": sorted(options.exclude_contributions),
-        "include_only": sorted(options.include_only_contributions),
-        "include_sources": options.include_sources,
-        "include_announce": options.include_announce,
-        "system_digest": system_digest,
-    }
 
 
 # ---------------------------------------------------------------- packed seq sets
@@ -271,27 +256,6 @@ def legacy_window_seqs(recorded: Recorded) -> list[int]:
             seen.add(seq)
             ordered.append(seq)
     return ordered
-
-
-def _settings(raw: Any) -> RenderSettings | None:
-    if not isinstance(raw, dict):
-        return None
-    known = {f.name for f in fields(RenderSettings)}
-    if set(raw) - known:
-        return None
-    try:
-        return replace(RenderSettings(), **raw)
-    except (TypeError, ValueError):
-        return None
-
-
-def _options(inputs: dict[str, Any]) -> RenderOptions:
-    return RenderOptions(
-        format=inputs["format"],
-        cache_last=bool(inputs.get("cache_last", True)),
-        exclude_contributions=tuple(inputs.get("exclude") or ()),
-        include_only_contributions=tuple(inputs.get("include_only") or ()),
-    )
 
 
 def _legacy_difference(recorded: Recorded, prefix: Prefix) -> str | None:

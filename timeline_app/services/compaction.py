@@ -1,10 +1,7 @@
 """Compaction in the shell (DESIGN §6): plan on a snapshot, summarize outside any transaction,
 apply in a short transaction that checks nothing it planned against has changed.
 
-A timeline has at most one compaction in flight: the ``Compaction`` row in status ``running`` is
-the claim (a partial unique index), so a second concurrent run becomes a no-op (``busy``). A claim
-is released when its run finishes, when it is older than ``STALE_CLAIM`` (its process died), or
-when a redelivery of the same Celery task asks for it (its worker died; ``task_id`` matches).
+A timeline has at most one compaction in flight: its claim (``compaction_claims``).
 
 The apply transaction locks the conversation and timeline rows (``timeline_lock``), then the claim
 row, and writes only when the claim
@@ -22,10 +19,10 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -37,24 +34,27 @@ from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.errors import ConversationErased
 from timeline_app.models import Compaction, Timeline
+from timeline_app.services.compaction_claims import (
+    ERASED,
+    TAKEN_OVER,
+    _claim,
+    _claim_requested,
+    _release,
+    _settle_request,
+    _wait_for_running,
+)
 from timeline_app.services.conversations import timeline_lock
 from timeline_app.services.summarizers import SummaryDraft, configured_summarizer, draft_summary
 
 logger = logging.getLogger(__name__)
 
-# A claim older than this belongs to a process that died; it is released so work can go on.
-STALE_CLAIM = timedelta(minutes=10)
 # A render over max_tokens that finds another compaction running waits this long for it, then
 # compacts by itself (without the claim: the apply check keeps the two from both applying).
 RENDER_WAIT_SECONDS = 30.0
-WAIT_POLL_SECONDS = 0.05
 _RENDER_TRIGGERS = frozenset({Compaction.Trigger.RENDER, Compaction.Trigger.FORCED})
 
-ABANDONED = "abandoned: the process stopped before finishing"
-TAKEN_OVER = "abandoned: taken over by a redelivery of the same task"
 SUPERSEDED = "superseded: the timeline was compacted or cleared meanwhile"
 FULL = "rejected: the context is full (no seq left for a summary block)"
-ERASED = "erased: the conversation was erased meanwhile"
 NOTHING_TO_DO = "nothing to compact: the context is under its threshold (or has no finished turn)"
 BUSY = "busy: another compaction of this context was running"
 
@@ -114,81 +114,6 @@ def _latest_compaction_id(timeline: Timeline) -> int | None:
         .values_list("id", flat=True)
         .first()
     )
-
-
-def _claim(*, timeline: Timeline, trigger: str, task_id: str) -> Compaction | None:
-    now = timezone.now()
-    running = Compaction.objects.filter(timeline=timeline, status=Compaction.Status.RUNNING)
-    running.filter(started_at__lt=now - STALE_CLAIM).update(
-        status=Compaction.Status.FAILED, error=ABANDONED, finished_at=now
-    )
-    if task_id:
-        # Redelivered (acks_late) after its worker died: the dead run's claim is this task's own.
-        running.filter(task_id=task_id).update(
-            status=Compaction.Status.FAILED, error=TAKEN_OVER, finished_at=now
-        )
-    try:
-        # Durable: the claim commits before the summarizer is called (the slow part), so other
-        # runs see it; inside a caller's transaction it would not (and the caller would hold its
-        # locks across the LLM call): RuntimeError.
-        with transaction.atomic(durable=True):
-            return Compaction.objects.create(
-                timeline=timeline, trigger=trigger, task_id=task_id, started_at=now
-            )
-    except IntegrityError:
-        # Another run's claim, or no timeline to claim any more (its foreign key).
-        if not Timeline.objects.filter(pk=timeline.pk).exists():
-            raise ConversationErased(ERASED) from None
-        return None
-
-
-def _claim_requested(*, timeline: Timeline, record_id: int, task_id: str) -> Compaction | None:
-    """Turn the ``queued`` row ``POST …/compact/`` created into this run's claim (the same row, so
-    the id the 202 gave names the outcome). A redelivery of the same task takes its own running row
-    back. None when another compaction holds the claim or the row is no longer queued."""
-    now = timezone.now()
-    Compaction.objects.filter(
-        timeline=timeline, status=Compaction.Status.RUNNING, started_at__lt=now - STALE_CLAIM
-    ).update(status=Compaction.Status.FAILED, error=ABANDONED, finished_at=now)
-    mine = Compaction.objects.filter(pk=record_id, timeline=timeline)
-    try:
-        with transaction.atomic(durable=True):  # committed before the summarizer runs, as ``_claim``
-            taken = mine.filter(status=Compaction.Status.QUEUED).update(
-                status=Compaction.Status.RUNNING, started_at=now, task_id=task_id
-            )
-    except IntegrityError:  # another compaction of this timeline is running
-        return None
-    if not taken and task_id:
-        taken = mine.filter(status=Compaction.Status.RUNNING, task_id=task_id).update(started_at=now)
-    return mine.first() if taken else None
-
-
-def _settle_request(record_id: int | None, *, status: str, error: str) -> None:
-    """Finish a requested (``queued``) row that this run did not claim."""
-    if record_id is None:
-        return
-    Compaction.objects.filter(pk=record_id, status=Compaction.Status.QUEUED).update(
-        status=status, error=error, finished_at=timezone.now()
-    )
-
-
-def _release(record: Compaction, *, started: float, **fields: Any) -> bool:
-    """Finish a claim that did not apply (conditional: a claim taken over stays as it is)."""
-    updated = Compaction.objects.filter(pk=record.pk, status=Compaction.Status.RUNNING).update(
-        finished_at=timezone.now(), duration_ms=int((time.monotonic() - started) * 1000), **fields
-    )
-    if updated == 1:
-        metrics.observe_compaction(
-            trigger=record.trigger, status=fields["status"], seconds=time.monotonic() - started
-        )
-    return updated == 1
-
-
-def _wait_for_running(*, timeline: Timeline, seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    running = Compaction.objects.filter(timeline=timeline, status=Compaction.Status.RUNNING)
-    while running.exists() and time.monotonic() < deadline:
-        time.sleep(WAIT_POLL_SECONDS)
 
 
 def _over_ceiling(window: list[BlockValue], system_tokens: int, settings: RenderSettings) -> bool:

@@ -32,7 +32,7 @@ from timeline_app.models import Compaction, Timeline
 from timeline_app.rendering.formats import Source
 from timeline_app.rendering.pipeline import Rendered, RenderOptions, render_window
 from timeline_app.rendering.prefix import CacheReport, explain_cache
-from timeline_app.rendering.replay import render_inputs
+from timeline_app.rendering.recorded_inputs import render_inputs
 from timeline_app.rendering.ttl import TtlDecision, apply_hides, plan_ttl_pruning
 from timeline_app.selectors.contexts import strategy_window
 from timeline_app.selectors.settings import timeline_settings_resolved

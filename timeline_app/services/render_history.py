@@ -39,8 +39,8 @@ def render_record(
     ``ConversationErased``, never a record left behind.
 
     ``window`` (the blocks rendered, with their hide state) and ``inputs``
-    (``replay.render_inputs``) let the admin render it again: the record keeps the window's shape
-    (``replay.window_shape``), not its blocks."""
+    (``recorded_inputs.render_inputs``) let the admin render it again: the record keeps the
+    window's shape (``replay.window_shape``), not its blocks."""
     prefix = rendered.prefix
     shape = window_shape(window)  # before the lock: O(window) in Python
     with transaction.atomic():

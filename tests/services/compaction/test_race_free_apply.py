@@ -16,7 +16,8 @@ from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.blocks import blocks_append
-from timeline_app.services.compaction import TAKEN_OVER, compaction_run
+from timeline_app.services.compaction import compaction_run
+from timeline_app.services.compaction_claims import TAKEN_OVER
 from timeline_app.services.render import timeline_render
 
 from .helpers import in_thread, make_timeline, needs_concurrent_db

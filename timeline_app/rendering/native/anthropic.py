@@ -17,7 +17,8 @@ from typing import Any
 from timeline_app.domain.blocks import Block
 
 from ..formats import ANTHROPIC_DOCUMENT_MIMES, ANTHROPIC_IMAGE_MIMES
-from .conversation import CONTINUES_TEXT, Content, Conversation, Entry, Media, Text, ToolResult, ToolUse
+from .conversation import CONTINUES_TEXT
+from .entries import Content, Conversation, Entry, Media, Text, ToolResult, ToolUse
 
 MAX_MARKERS = 4
 ONE_HOUR = 3600

@@ -38,6 +38,7 @@ from timeline_app.domain.blocks import (
 from timeline_app.domain.messages import message_text
 
 from ..formats import openai_message
+from .entries import Content, Conversation, Entry, Media, Message, Role, Text, ToolResult, ToolUse
 from .tool_names import provider_tool_id, provider_tool_name
 
 MISSING_RESULT = "[no result stored for tool call {call_id}: the call crashed or its result is still pending]"
@@ -45,58 +46,6 @@ EMPTY_RESULT = "(empty result)"
 CONTINUES_TEXT = "[conversation continues]"
 ASSISTANT_TYPES = frozenset({NOTES, ASSISTANT_COMPLETION, PLAN, PLAN_ACK, "message.assistant"})
 ERROR_STATUSES = frozenset({"error", "failed", "failure"})
-
-Role = Literal["user", "assistant", "system"]
-
-
-@dataclass(frozen=True)
-class Text:
-    text: str
-    origin: int = -1
-
-
-@dataclass(frozen=True)
-class Media:
-    """An image or a document: base64 ``data`` of ``mime``, or an http(s) ``url`` (images)."""
-
-    kind: Literal["image", "document"]
-    mime: str
-    data: str = ""
-    url: str = ""
-    filename: str = ""
-    placeholder: str = ""
-    origin: int = -1
-
-
-Content = Text | Media
-
-
-@dataclass(frozen=True)
-class ToolUse:
-    id: str
-    name: str
-    input: dict[str, Any]
-    arguments: str
-    origin: int = -1
-
-
-@dataclass(frozen=True)
-class ToolResult:
-    id: str
-    content: tuple[Content, ...]
-    is_error: bool
-    origins: tuple[int, ...] = ()
-    synthetic: bool = False
-
-
-Entry = Text | Media | ToolUse | ToolResult
-
-
-@dataclass
-class Message:
-    role: Role
-    content: list[Entry] = field(default_factory=list)
-
 
 # ---------------------------------------------------------------- events
 
@@ -300,13 +249,6 @@ def block_events(block: Block, origin: int) -> list[_Event]:
 
 
 # ---------------------------------------------------------------- pairing
-
-
-@dataclass
-class Conversation:
-    messages: list[Message]
-    # For each stable block index, where its last content landed: (message, entry) or None.
-    positions: dict[int, tuple[int, int]]
 
 
 def _result_owners(events: Sequence[_Event]) -> dict[int, list[int]]:

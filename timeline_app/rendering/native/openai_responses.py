@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..formats import OPENAI_FILE_MIMES, OPENAI_IMAGE_MIMES
-from .conversation import Content, Conversation, Media, Text, ToolResult, ToolUse
+from .entries import Content, Conversation, Media, Text, ToolResult, ToolUse
 
 
 def input_part(part: Content) -> dict[str, Any]:
