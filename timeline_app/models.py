@@ -491,7 +491,7 @@ class RenderRecord(models.Model):
     # (``rendering/replay.py``): the window's shape (its blocks are the stored ones of seq
     # ``window_first_seq``..``window_last_seq`` but ``window_skipped_seqs``, after the summary of
     # ``summary_seq``), the seqs hidden in it at that moment, both packed by
-    # ``replay.pack_seq_set`` (about 1–2 bytes per hidden or left-out block, nothing for a window
+    # ``window_shape.pack_seq_set`` (about 1–2 bytes per hidden or left-out block, nothing for a window
     # without), and the inputs (``replay.render_inputs``: resolved settings, format, filters, the
     # system prompt's digest). Empty on renders recorded before migration 0012.
     window_first_seq = models.BigIntegerField(null=True, blank=True)

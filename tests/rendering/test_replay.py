@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from timeline_app.domain.blocks import SUMMARY, Block
-from timeline_app.rendering.replay import (
+from timeline_app.rendering.window_shape import (
     pack_seq_set,
     unpack_seq_runs,
     unpack_seq_set,

@@ -33,7 +33,7 @@ from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.domain.messages import CONTEXT_NAME_PATTERN
 from timeline_app.domain.settings import RenderSettings, SettingsError, resolve_settings
 from timeline_app.models import Compaction, Conversation, RenderRecord, Timeline
-from timeline_app.rendering import replay
+from timeline_app.rendering import replay, window_shape
 from timeline_app.rendering.formats import debug_text
 from timeline_app.rendering.pipeline import Rendered, RenderOptions
 from timeline_app.rendering.prefix import LEGACY_STRIDE
@@ -256,7 +256,7 @@ class ConversationPages(_ModelAdmin):
             raise Http404("no such render of this context")
         inputs = record.render_inputs if isinstance(record.render_inputs, dict) else {}
         shape = (
-            replay.WindowShape(
+            window_shape.WindowShape(
                 summary_seq=record.summary_seq,
                 first_seq=record.window_first_seq,
                 last_seq=record.window_last_seq,
@@ -316,7 +316,7 @@ class ConversationPages(_ModelAdmin):
             "format": result.options.format if result.options else inputs.get("format", ""),
             "tail": tail,
             "lines": _stream_lines(result.rendered),
-            "hidden_seqs": list(replay.unpack_seq_set(shape.hidden_seqs)) if shape is not None else [],
+            "hidden_seqs": list(window_shape.unpack_seq_set(shape.hidden_seqs)) if shape is not None else [],
         }
         request.current_app = self.admin_site.name
         return TemplateResponse(request, "admin/timeline_app/conversation/past_render.html", context)

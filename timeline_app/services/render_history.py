@@ -15,7 +15,7 @@ from timeline_app.errors import ConversationErased
 from timeline_app.models import RenderRecord, Timeline
 from timeline_app.rendering.pipeline import Rendered
 from timeline_app.rendering.prefix import CacheReport, Prefix
-from timeline_app.rendering.replay import WindowShape, window_shape
+from timeline_app.rendering.window_shape import WindowShape, window_shape
 
 
 def render_record(
