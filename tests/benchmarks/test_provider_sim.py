@@ -109,7 +109,14 @@ def test_system_and_message_boundaries_are_part_of_the_prefix():
     assert sim.request(3, one)["cache_read_input_tokens"] == 1200
 
 
-def test_the_ideal_reads_every_live_shared_prefix():
+def test_the_ideal_reads_every_live_shared_prefix_and_writes_only_what_is_read_later():
     first = user(text(500, "a"), text(100, "b"))
     second = user(text(500, "a"), text(100, "b"), text(50, "c"))
-    assert ideal([(0, first), (10, second), (400, second)], ttl_seconds=300) == [600, 60 + 50, 650]
+    third = user(text(500, "a"), text(100, "b"), text(70, "d"))
+    prices = ideal([(0, first), (10, second), (20, third), (400, third)], ttl_seconds=300)
+    assert prices == [
+        1.25 * 600,  # all of it is read by the next request
+        0.1 * 600 + 50,  # read; "c" is never read again: plain input
+        0.1 * 600 + 70,  # "d" would be read at 400 s, but the entry expired at 320 s
+        670,
+    ]

@@ -40,9 +40,10 @@ Token counts: each block's text (``text``; a ``tool_use``'s name and JSON input;
 ``tool_result``'s content), with the project's counter (``domain.tokens``); images and documents
 by ``count_binary_tokens``. No per-message overhead is counted (the same for every format).
 
-``ideal`` prices what a perfect cache would: every block boundary of every request cached for free,
-no minimum, unlimited lookback, entries living the same TTL: each request reads (0.1×) the longest
-prefix it shares with a live earlier prefix and pays 1× for the rest.
+``ideal`` prices what perfect breakpoints would cost: any block boundary can be cached, no minimum
+length, unlimited lookback, entries living the given TTL from their last use. Each request reads
+(0.1×) the longest prefix it shares with a live earlier request, writes (1.25×; 2× with a TTL of an
+hour) its new stretch up to the last prefix some later request reads, and pays 1× for the rest.
 """
 
 from __future__ import annotations
@@ -159,7 +160,7 @@ def usage_dict(*, input_tokens: int, read: int, write_5m: int, write_1h: int) ->
 def cost(usage: Usage) -> float:
     """The request's prompt price in base input-token units."""
     creation = usage["cache_creation"]
-    return (
+    return float(
         PRICE_INPUT * usage["input_tokens"]
         + PRICE_WRITE_5M * creation["ephemeral_5m_input_tokens"]
         + PRICE_WRITE_1H * creation["ephemeral_1h_input_tokens"]
@@ -234,18 +235,32 @@ def simulate(
 
 def ideal(requests_with_times: Sequence[tuple[float, Mapping[str, Any]]], *, ttl_seconds: int) -> list[float]:
     """Per-request prompt price with a perfect cache (see the module's docstring)."""
+    write_price = PRICE_WRITE_1H if ttl_seconds >= TTL_1H else PRICE_WRITE_5M
     live: dict[str, float] = {}
-    prices: list[float] = []
-    for now, request in requests_with_times:
+    flat: list[list[FlatBlock]] = []
+    reads: list[int] = []  # per request, the number of blocks of its longest live prefix
+    last_read: dict[str, int] = {}  # prefix hash -> the last request that read up to it
+    for index, (now, request) in enumerate(requests_with_times):
         blocks = flatten(request)
-        total = sum(block.tokens for block in blocks)
         read = 0
-        running = 0
-        for block in blocks:
-            running += block.tokens
+        for position, block in enumerate(blocks):
             if live.get(block.prefix_hash, -1.0) > now:
-                read = running
+                read = position + 1
+        if read:
+            last_read[blocks[read - 1].prefix_hash] = index
         for block in blocks:
             live[block.prefix_hash] = now + ttl_seconds
-        prices.append(PRICE_READ * read + PRICE_INPUT * (total - read))
+        flat.append(blocks)
+        reads.append(read)
+    prices: list[float] = []
+    for index, (blocks, read) in enumerate(zip(flat, reads, strict=True)):
+        # Written (at the TTL's price): the new stretch up to the last prefix a later request reads.
+        later = [p + 1 for p in range(read, len(blocks)) if last_read.get(blocks[p].prefix_hash, -1) > index]
+        written_to = max(later, default=read)
+        tokens = [block.tokens for block in blocks]
+        read_tokens = sum(tokens[:read])
+        written = sum(tokens[read:written_to])
+        prices.append(
+            PRICE_READ * read_tokens + write_price * written + PRICE_INPUT * sum(tokens[written_to:])
+        )
     return prices

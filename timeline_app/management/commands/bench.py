@@ -1,5 +1,7 @@
 """``python manage.py bench append|engine|compaction|storage|export|all`` (speed and size goals as ratios,
-measured in one run) and ``bench load --url …`` (simulated agents against a running stack)."""
+measured in one run), ``bench load --url …`` (simulated agents against a running stack), ``bench
+formats`` (native renders of random timelines) and ``bench cache-cost`` (billed prompt-cache cost per
+format on a simulated agent run)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from timeline_app.benchmarks import formats, load
+from timeline_app.benchmarks import cache_cost, formats, load
 
 SUITES = ("append", "engine", "compaction", "storage", "export")
 
@@ -24,15 +26,25 @@ class Command(BaseCommand):
     help = "Run a benchmark and print medians and ratios against a baseline measured in the same run."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("suite", choices=[*SUITES, "all", "load", "formats"])
+        parser.add_argument("suite", choices=[*SUITES, "all", "load", "formats", "cache-cost"])
         formats = parser.add_argument_group("formats", "bench formats: native renders of random timelines")
         formats.add_argument("--timelines", type=int, default=1_000, help="random timelines (default 1000)")
-        formats.add_argument("--seed", type=int, default=0, help="the first timeline's seed (default 0)")
+        formats.add_argument(
+            "--seed",
+            type=int,
+            default=0,
+            help="the first timeline's seed; cache-cost: the run's seed (default 0)",
+        )
         formats.add_argument(
             "--sdk-every",
             type=int,
             default=10,
             help="check the SDK request types on every k-th timeline (0: never)",
+        )
+        cost = parser.add_argument_group("cache-cost", "bench cache-cost: billed cache cost per format")
+        cost.add_argument("--turns", type=int, default=30, help="turns of the simulated run (default 30)")
+        cost.add_argument(
+            "--ttl", type=int, choices=[300, 3600], default=300, help="the cache TTL setting (default 300)"
         )
         load = parser.add_argument_group("load", "bench load: simulated agents against a running stack")
         load.add_argument("--url", default="http://127.0.0.1:8000", help="the stack (loopback only)")
@@ -41,7 +53,12 @@ class Command(BaseCommand):
         load.add_argument(
             "--max-seconds", type=float, default=300.0, help="stop after this long (default 300)"
         )
-        load.add_argument("--max-tokens", type=int, default=20_000, help="each conversation's max_tokens")
+        load.add_argument(
+            "--max-tokens",
+            type=int,
+            default=None,
+            help="each conversation's max_tokens (default: load 20000, cache-cost 60000)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         if pending := unapplied_migrations():
@@ -62,6 +79,17 @@ class Command(BaseCommand):
                 sdk_every=options["sdk_every"],
             )
             return
+        if options["suite"] == "cache-cost":
+            if not 1 <= options["turns"] <= 10_000:
+                raise CommandError("--turns must be 1..10000")
+            cache_cost.run(
+                self.stdout.write,
+                seed=options["seed"],
+                turns=options["turns"],
+                max_tokens=options["max_tokens"] or cache_cost.MAX_TOKENS,
+                ttl_seconds=options["ttl"],
+            )
+            return
         suites = SUITES if options["suite"] == "all" else (options["suite"],)
         for suite in suites:
             module = importlib.import_module(f"timeline_app.benchmarks.{suite}")
@@ -75,7 +103,7 @@ class Command(BaseCommand):
             agents=options["agents"],
             blocks=options["blocks"],
             max_seconds=min(options["max_seconds"], 3600.0),
-            max_tokens=options["max_tokens"],
+            max_tokens=options["max_tokens"] or 20_000,
         )
         try:
             load.run(self.stdout.write, config=config)
