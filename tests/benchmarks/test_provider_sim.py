@@ -120,3 +120,13 @@ def test_the_ideal_reads_every_live_shared_prefix_and_writes_only_what_is_read_l
         0.1 * 600 + 70,  # "d" would be read at 400 s, but the entry expired at 320 s
         670,
     ]
+
+
+def test_an_entry_found_by_the_lookback_is_refreshed_too():
+    head = user(text(1100, "a", EPHEMERAL))
+    longer = user(text(1100, "a"), text(1, "x"), text(1, "y", EPHEMERAL))
+    assert simulate([(0, head), (200, longer), (450, head)]) == [
+        usage(0, w5=1100),
+        usage(0, read=1100, w5=2),  # read 2 blocks before its breakpoint: renewed until 500 s
+        usage(0, read=1100),  # 450 s after it was written, 250 s after that read
+    ]
