@@ -1,7 +1,8 @@
 """``python manage.py bench append|engine|compaction|storage|export|all`` (speed and size goals as ratios,
 measured in one run), ``bench load --url …`` (simulated agents against a running stack), ``bench
-formats`` (native renders of random timelines) and ``bench quality`` (what survives a compaction:
-docs/quality.md)."""
+formats`` (native renders of random timelines), ``bench quality`` (what survives a compaction:
+docs/quality.md) and ``bench cache-cost`` (billed prompt-cache cost per format on a simulated
+agent run)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from timeline_app.benchmarks import formats, load, quality
+from timeline_app.benchmarks import cache_cost, formats, load, quality
 
 SUITES = ("append", "engine", "compaction", "storage", "export")
 
@@ -26,20 +27,26 @@ class Command(BaseCommand):
     help = "Run a benchmark and print medians and ratios against a baseline measured in the same run."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("suite", choices=[*SUITES, "all", "load", "formats", "quality"])
+        parser.add_argument("suite", choices=[*SUITES, "all", "load", "formats", "quality", "cache-cost"])
         formats = parser.add_argument_group("formats", "bench formats: native renders of random timelines")
         formats.add_argument("--timelines", type=int, default=1_000, help="random timelines (default 1000)")
         parser.add_argument(
             "--seed",
             type=int,
             default=None,
-            help="formats: the first timeline's seed (default 0); quality: the generator's seed (default 24)",
+            help="formats: the first timeline's seed (default 0); quality: the generator's seed "
+            "(default 24); cache-cost: the run's seed (default 0)",
         )
         formats.add_argument(
             "--sdk-every",
             type=int,
             default=10,
             help="check the SDK request types on every k-th timeline (0: never)",
+        )
+        cost = parser.add_argument_group("cache-cost", "bench cache-cost: billed cache cost per format")
+        cost.add_argument("--turns", type=int, default=30, help="turns of the simulated run (default 30)")
+        cost.add_argument(
+            "--ttl", type=int, choices=[300, 3600], default=300, help="the cache TTL setting (default 300)"
         )
         load = parser.add_argument_group("load", "bench load: simulated agents against a running stack")
         load.add_argument("--url", default="http://127.0.0.1:8000", help="the stack (loopback only)")
@@ -48,7 +55,12 @@ class Command(BaseCommand):
         load.add_argument(
             "--max-seconds", type=float, default=300.0, help="stop after this long (default 300)"
         )
-        load.add_argument("--max-tokens", type=int, default=20_000, help="each conversation's max_tokens")
+        load.add_argument(
+            "--max-tokens",
+            type=int,
+            default=None,
+            help="each conversation's max_tokens (default: load 20000, cache-cost 60000)",
+        )
         q = parser.add_argument_group(
             "quality", "bench quality: what survives a compaction (docs/quality.md)"
         )
@@ -82,6 +94,17 @@ class Command(BaseCommand):
         if options["suite"] == "quality":
             self.quality(options)
             return
+        if options["suite"] == "cache-cost":
+            if not 1 <= options["turns"] <= 10_000:
+                raise CommandError("--turns must be 1..10000")
+            cache_cost.run(
+                self.stdout.write,
+                seed=0 if options["seed"] is None else options["seed"],
+                turns=options["turns"],
+                max_tokens=options["max_tokens"] or cache_cost.MAX_TOKENS,
+                ttl_seconds=options["ttl"],
+            )
+            return
         suites = SUITES if options["suite"] == "all" else (options["suite"],)
         for suite in suites:
             module = importlib.import_module(f"timeline_app.benchmarks.{suite}")
@@ -110,7 +133,7 @@ class Command(BaseCommand):
             agents=options["agents"],
             blocks=options["blocks"],
             max_seconds=min(options["max_seconds"], 3600.0),
-            max_tokens=options["max_tokens"],
+            max_tokens=options["max_tokens"] or 20_000,
         )
         try:
             load.run(self.stdout.write, config=config)

@@ -1,0 +1,132 @@
+"""The provider cache simulator against hand-computed cases (Anthropic's documented rules)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from timeline_app.benchmarks.provider_sim import CacheSimulator, cost, ideal, simulate
+from timeline_app.domain.tokens import count_text_tokens
+
+EPHEMERAL = {"type": "ephemeral"}
+HOUR = {"type": "ephemeral", "ttl": "1h"}
+
+
+def text(tokens: int, word: str = "a", control: dict[str, str] | None = None) -> dict[str, Any]:
+    """A text block of exactly ``tokens`` tokens (`` a`` is one token)."""
+    block: dict[str, Any] = {"type": "text", "text": f" {word}" * tokens}
+    assert count_text_tokens(block["text"]) == tokens
+    if control:
+        block["cache_control"] = dict(control)
+    return block
+
+
+def user(*blocks: dict[str, Any]) -> dict[str, Any]:
+    return {"messages": [{"role": "user", "content": list(blocks)}]}
+
+
+def usage(input_tokens: int, read: int = 0, w5: int = 0, w1: int = 0) -> dict[str, Any]:
+    return {
+        "input_tokens": input_tokens,
+        "cache_creation_input_tokens": w5 + w1,
+        "cache_read_input_tokens": read,
+        "cache_creation": {"ephemeral_5m_input_tokens": w5, "ephemeral_1h_input_tokens": w1},
+    }
+
+
+def test_a_write_then_a_hit_that_writes_the_new_stretch():
+    first = user(text(1500, "a", EPHEMERAL), text(100, "b"))
+    second = user(text(1500, "a"), text(100, "b"), text(600, "c", EPHEMERAL), text(50, "d"))
+    assert simulate([(0, first), (60, second)]) == [
+        usage(100, w5=1500),
+        # The first 1500 tokens (the prefix ending at the old breakpoint, 2 blocks before the
+        # new one) are read; the rest up to the new breakpoint written; the tail is input.
+        usage(50, read=1500, w5=700),
+    ]
+    assert cost(usage(50, read=1500, w5=700)) == 50 + 150 + 875
+
+
+def test_a_miss_after_the_ttl_and_a_hit_refreshes_the_entry():
+    request = user(text(1200, "a", EPHEMERAL), text(10, "b"))
+    assert simulate([(0, request), (299, request), (598, request), (899, request)]) == [
+        usage(10, w5=1200),
+        usage(10, read=1200),  # a hit at 299 s renews the 5 minutes
+        usage(10, read=1200),  # so 598 s is still a hit
+        usage(10, w5=1200),  # 301 s after the last hit: expired, written again
+    ]
+
+
+def test_one_hour_entries_outlive_five_minutes_and_bill_twice():
+    request = user(text(1200, "a", HOUR), text(10, "b"))
+    assert simulate([(0, request), (3000, request), (6601, request)]) == [
+        usage(10, w1=1200),
+        usage(10, read=1200),
+        usage(10, w1=1200),
+    ]
+    assert cost(usage(10, w1=1200)) == 10 + 2400
+
+
+def test_the_lookback_reaches_20_blocks_before_a_breakpoint_and_no_further():
+    head = [text(1100, "a", EPHEMERAL)]
+
+    def grown(extra: int) -> dict[str, Any]:
+        blocks = [text(1100, "a"), *(text(1, "x") for _ in range(extra - 1)), text(1, "y", EPHEMERAL)]
+        return user(*blocks)
+
+    # The old breakpoint is 20 blocks before the new one: found, read.
+    assert simulate([(0, user(*head)), (1, grown(20))]) == [usage(0, w5=1100), usage(0, read=1100, w5=20)]
+    # 21 blocks before: out of reach, the whole prefix is written again.
+    assert simulate([(0, user(*head)), (1, grown(21))]) == [usage(0, w5=1100), usage(0, w5=1121)]
+    # Another breakpoint close to the old entry rescues it.
+    rescued = grown(21)
+    rescued["messages"][0]["content"][5]["cache_control"] = dict(EPHEMERAL)
+    assert simulate([(0, user(*head)), (1, rescued)])[1] == usage(0, read=1100, w5=21)
+
+
+def test_below_the_minimum_length_nothing_is_cached():
+    short = user(text(1000, "a", EPHEMERAL), text(10, "b"))
+    assert simulate([(0, short), (10, short)]) == [usage(1010), usage(1010)]
+    # A long enough later breakpoint caches the whole prefix up to it.
+    longer = user(text(1000, "a", EPHEMERAL), text(100, "b", EPHEMERAL), text(10, "c"))
+    assert simulate([(0, longer), (10, longer)]) == [usage(10, w5=1100), usage(10, read=1100)]
+    assert simulate([(0, short), (10, short)], min_tokens=512) == [usage(10, w5=1000), usage(10, read=1000)]
+
+
+def test_a_changed_block_breaks_the_prefix_from_there_on():
+    before = user(text(1200, "a", EPHEMERAL), text(800, "b", EPHEMERAL))
+    after = user(text(1200, "a", EPHEMERAL), text(800, "c", EPHEMERAL))
+    assert simulate([(0, before), (5, after)]) == [usage(0, w5=2000), usage(0, read=1200, w5=800)]
+
+
+def test_system_and_message_boundaries_are_part_of_the_prefix():
+    sim = CacheSimulator()
+    one = {"system": [text(1200, "s", EPHEMERAL)], "messages": [{"role": "user", "content": "hi"}]}
+    assert sim.request(0, one)["cache_creation_input_tokens"] == 1200
+    # The same text as a user message is another prompt.
+    other = user(text(1200, "s", EPHEMERAL))
+    assert sim.request(1, other)["cache_read_input_tokens"] == 0
+    # A system string and a system text block are one prompt.
+    assert sim.request(2, {**one, "system": " s" * 1200})["cache_read_input_tokens"] == 0
+    assert sim.request(3, one)["cache_read_input_tokens"] == 1200
+
+
+def test_the_ideal_reads_every_live_shared_prefix_and_writes_only_what_is_read_later():
+    first = user(text(500, "a"), text(100, "b"))
+    second = user(text(500, "a"), text(100, "b"), text(50, "c"))
+    third = user(text(500, "a"), text(100, "b"), text(70, "d"))
+    prices = ideal([(0, first), (10, second), (20, third), (400, third)], ttl_seconds=300)
+    assert prices == [
+        1.25 * 600,  # all of it is read by the next request
+        0.1 * 600 + 50,  # read; "c" is never read again: plain input
+        0.1 * 600 + 70,  # "d" would be read at 400 s, but the entry expired at 320 s
+        670,
+    ]
+
+
+def test_an_entry_found_by_the_lookback_is_refreshed_too():
+    head = user(text(1100, "a", EPHEMERAL))
+    longer = user(text(1100, "a"), text(1, "x"), text(1, "y", EPHEMERAL))
+    assert simulate([(0, head), (200, longer), (450, head)]) == [
+        usage(0, w5=1100),
+        usage(0, read=1100, w5=2),  # read 2 blocks before its breakpoint: renewed until 500 s
+        usage(0, read=1100),  # 450 s after it was written, 250 s after that read
+    ]
