@@ -180,7 +180,7 @@ def render_queries(owner, turns: int) -> int:
 def test_render_query_count_does_not_grow_with_the_timeline(owner, conversation):
     small = render_queries(owner, 2)
     assert render_queries(owner, 10) == small
-    assert small <= 12
+    assert small <= 13  # 12, and one for the usage forecast's recent cache entries (issue 23)
 
 
 def test_replayed_blocks_are_not_tokenized_again(owner, conversation, monkeypatch):

@@ -51,6 +51,9 @@ class Prefix:
     paths: tuple[str, ...] = ()
     indices: tuple[int, ...] = ()
     seqs: tuple[int, ...] = ()
+    # The digest of what precedes the timeline (format, system prompt): the usage forecast's
+    # first block (``rendering/usage/requests.py``).
+    seed: bytes = b""
 
     @property
     def total_tokens(self) -> int:
@@ -89,7 +92,7 @@ def segment_key(block: Block, text: str) -> bytes:
 def build_prefix(seed: str, segments: Sequence[tuple[Block, bytes, int]]) -> Prefix:
     """``segments``: (block, its ``segment_key``, index of its first item in the response)."""
     sha256 = hashlib.sha256
-    digest = sha256(seed.encode()).digest()[:DIGEST_BYTES]
+    digest = head = sha256(seed.encode()).digest()[:DIGEST_BYTES]
     digests: list[bytes] = []
     for _, key, _ in segments:
         digest = sha256(digest + key).digest()[:DIGEST_BYTES]
@@ -101,6 +104,7 @@ def build_prefix(seed: str, segments: Sequence[tuple[Block, bytes, int]]) -> Pre
         paths=tuple(block.path or f"{block.type}#{block.seq}" for block in blocks),
         indices=tuple(index for _, _, index in segments),
         seqs=tuple(block.seq for block in blocks),
+        seed=head,
     )
 
 

@@ -37,6 +37,7 @@ from timeline_app.services.compaction import CompactionOutcome, compaction_run
 from timeline_app.services.hiding import hides_store
 from timeline_app.services.render_history import render_record
 from timeline_app.services.summarizers import draft_summary, fallback_summarizer
+from timeline_app.services.usage import RenderForecast, render_forecast
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,9 @@ class RenderOutcome:
     settings: RenderSettings = field(default_factory=RenderSettings)
     # Why the provider's prompt cache could (not) reuse the previous render's prefix.
     cache: CacheReport | None = None
+    # The render record's public id and the usage forecast (None for a dry run).
+    render_id: str | None = None
+    forecast: RenderForecast | None = None
 
 
 def timeline_settings(*, timeline: Timeline, max_tokens: int | None = None) -> RenderSettings:
@@ -145,11 +149,14 @@ def timeline_render(
     dry_run: bool = False,
     summarizer: Summarizer | None = None,
     system_digest: str = "",
+    model: str = "",
+    tools_tokens: int = 0,
 ) -> RenderOutcome:
     """Render the timeline for one model call. ``dry_run`` persists nothing (admin preview).
 
-    ``system_digest`` identifies the system prompt in the cache fingerprint (its text's hash);
-    every render that is not a dry run is recorded with its cache explanation."""
+    ``system_digest`` identifies the system prompt (and tools) in the cache fingerprint; every
+    render that is not a dry run is recorded with its cache explanation and its usage forecast
+    for ``model`` (``tools_tokens`` of tool definitions precede the system prompt)."""
     settings = timeline_settings(timeline=timeline, max_tokens=max_tokens)
     now = now or timezone.now()
     previous = None if dry_run else selectors.previous_render(timeline=timeline)
@@ -158,6 +165,7 @@ def timeline_render(
     decision = plan_ttl_pruning(window, now=now, last_touch=timeline.cache_last_touch_at, settings=settings)
     if not dry_run:
         _persist_ttl(timeline=timeline, decision=decision, now=now)
+    window_before_hides = window
     window = apply_hides(window, decision.hides)
 
     wanted = force_sanitize or needs_compaction(window, system_tokens=system_tokens, settings=settings)
@@ -187,6 +195,8 @@ def timeline_render(
         compaction if compaction is not None and compaction.status == Compaction.Outcome.APPLIED else None
     )
     report = None
+    forecast = None
+    render_id = None
     if not dry_run:  # a dry run neither compares with nor becomes the previous render
         key = settings_key(settings, options)
         summary_seq = _summary_seq(window)
@@ -198,7 +208,15 @@ def timeline_render(
             settings_key=key,
             latest_compaction_id=summary_seq,
         )
-        render_record(
+        forecast = render_forecast(
+            timeline=timeline,
+            rendered=rendered,
+            format_name=options.format,
+            model=model,
+            head_tokens=system_tokens + tools_tokens,
+            now=now,
+        )
+        render_id = render_record(
             timeline=timeline,
             now=now,
             rendered=rendered,
@@ -208,7 +226,9 @@ def timeline_render(
             pruning_status=decision.status,
             hidden_count=sum(1 for block in window if block.hidden),
             compaction_id=applied.compaction_id if applied is not None else None,
-        )
+            forecast=forecast,
+            pruned_tokens=_pruned_tokens(window_before_hides, decision),
+        ).public_id
     return RenderOutcome(
         rendered=rendered,
         pruning_status=decision.status,
@@ -217,7 +237,17 @@ def timeline_render(
         would_compact=wanted and dry_run,
         settings=settings,
         cache=report,
+        render_id=render_id,
+        forecast=forecast,
     )
+
+
+def _pruned_tokens(window: list[BlockValue], decision: TtlDecision) -> int:
+    """Tokens TTL pruning took out of this render: the hidden blocks' cost minus their replacements'."""
+    if not decision.hides:
+        return 0
+    tokens = {block.seq: block.effective_tokens for block in window}
+    return max(0, sum(tokens.get(h.seq, 0) - h.replacement_tokens for h in decision.hides))
 
 
 def _compact(

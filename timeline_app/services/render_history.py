@@ -9,6 +9,7 @@ from django.db.models import Count
 from timeline_app.models import RenderRecord, Timeline
 from timeline_app.rendering.pipeline import Rendered
 from timeline_app.rendering.prefix import CacheReport
+from timeline_app.services.usage import RenderForecast
 
 
 def render_record(
@@ -22,8 +23,10 @@ def render_record(
     pruning_status: str,
     hidden_count: int,
     compaction_id: int | None,
+    forecast: RenderForecast | None = None,
+    pruned_tokens: int = 0,
 ) -> RenderRecord:
-    """Record one render (one INSERT, whatever the timeline's length)."""
+    """Record one render (one INSERT, whatever the timeline's length) under a new public id."""
     prefix = rendered.prefix
     return RenderRecord.objects.create(
         timeline=timeline,
@@ -47,6 +50,11 @@ def render_record(
         segment_count=len(prefix.digests),
         segment_digests=prefix.packed_digests(),
         segment_seqs=prefix.packed_seqs(),
+        public_id=RenderRecord.new_public_id(),
+        usage_forecast=forecast.as_dict() if forecast is not None else {},
+        cache_head=forecast.cache_head if forecast is not None else "",
+        cache_touched=forecast.cache_touched if forecast is not None else [],
+        pruned_tokens=pruned_tokens,
     )
 
 
