@@ -14,54 +14,15 @@ from typing import Any
 
 import anthropic
 
-from compaction.summarizers import Purpose, SummarizerError, transcript
-from compaction.summary_sections import IDENTIFIERS, SUMMARY_TITLE, section_list_text
+from compaction.summarizers import Purpose, SummarizerError
+from compaction.summary_prompt import SYSTEM_PROMPT, user_message
 from timeline_app.rendering.blocks import Block
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
 
-SYSTEM_PROMPT = f"""\
-You maintain a running summary of an LLM agent's conversation so that the agent can continue the \
-work after older messages are removed from its context. Summarize progressively: when a previous \
-summary is given, merge it with the new transcript into one updated summary — keep everything from \
-it that still matters, update what changed, never drop the original goals.
-
-Write concise markdown: the title `{SUMMARY_TITLE}`, then these sections, in this order, with \
-exactly these headings (leave out a section that would be empty):
-{section_list_text()}
-
-Under `{IDENTIFIERS.heading}` list, one per line and copied verbatim, every identifier the agent \
-may need again: invoice and order numbers, ticket ids, transaction ids, error codes, file paths and \
-URLs, the most referenced and most recent first. Copy every file path, block path (like ar:…, fi:…, \
-tc:…, su:…, so:…) and tool call id (tc_…) you mention exactly as written; do not invent paths. Do \
-not address the user; output only the summary."""
-
-SPLIT_TURN_INSTRUCTION = (
-    "The transcript is the beginning of a turn that is still in progress (its later part stays "
-    "in context). Summarize only what the agent needs to continue this turn: the request, the "
-    "steps taken so far, their results and the paths and tool call ids involved. This summary goes "
-    "under a heading of its own: write no title, and write the section headings with ### instead "
-    "of ##."
-)
-HISTORY_INSTRUCTION = "Summarize the transcript of the conversation so far."
 PROMPT_TOO_LONG = "prompt is too long"
-
-
-def _user_message(blocks: Sequence[Block], previous_summary: str | None, purpose: Purpose) -> str:
-    parts: list[str] = []
-    if previous_summary:
-        parts.append(
-            "<previous_summary>\n"
-            f"{previous_summary.strip()}\n"
-            "</previous_summary>\n"
-            "The text above is the PREVIOUS SUMMARY of earlier parts of this conversation. "
-            "Merge it into your updated summary."
-        )
-    parts.append(f"<transcript>\n{transcript(blocks)}\n</transcript>")
-    parts.append(SPLIT_TURN_INSTRUCTION if purpose == "split_turn" else HISTORY_INSTRUCTION)
-    return "\n\n".join(parts)
 
 
 def _is_prompt_too_long(exc: anthropic.APIStatusError) -> bool:
@@ -135,7 +96,7 @@ class AnthropicSummarizer:
             model=self.model,
             max_tokens=max_tokens,
             system=SYSTEM_PROMPT,
-            messages=[{"role": "user", "content": _user_message(blocks, previous_summary, purpose)}],
+            messages=[{"role": "user", "content": user_message(blocks, previous_summary, purpose)}],
         )
         text = "".join(
             getattr(part, "text", "") for part in message.content if getattr(part, "type", "") == "text"

@@ -289,9 +289,27 @@ ANTHROPIC_API_KEY = env.str("ANTHROPIC_API_KEY", default="")
 TIMELINE_SUMMARIZER = env.str(
     "TIMELINE_SUMMARIZER", default="anthropic" if ANTHROPIC_API_KEY else "extractive"
 )
-if TIMELINE_SUMMARIZER not in {"extractive", "anthropic"}:
-    raise environ.ImproperlyConfigured("TIMELINE_SUMMARIZER must be 'extractive' or 'anthropic'")
-TIMELINE_SUMMARY_MODEL = env.str("TIMELINE_SUMMARY_MODEL", default="claude-sonnet-4-5")
+if TIMELINE_SUMMARIZER not in {"extractive", "anthropic", "openai"}:
+    raise environ.ImproperlyConfigured("TIMELINE_SUMMARIZER must be 'extractive', 'anthropic' or 'openai'")
+TIMELINE_SUMMARY_MODEL = env.str(
+    "TIMELINE_SUMMARY_MODEL",
+    default="gpt-4.1-mini" if TIMELINE_SUMMARIZER == "openai" else "claude-sonnet-4-5",
+)
+# The OpenAI-compatible summarizer (TIMELINE_SUMMARIZER=openai): OpenAI, Azure, OpenRouter, vLLM,
+# Ollama… at TIMELINE_OPENAI_BASE_URL (empty: the SDK's default, api.openai.com or OPENAI_BASE_URL).
+OPENAI_API_KEY = env.str("OPENAI_API_KEY", default="")
+TIMELINE_OPENAI_BASE_URL = env.str("TIMELINE_OPENAI_BASE_URL", default="")
+TIMELINE_OPENAI_MAX_RETRIES = env.int("TIMELINE_OPENAI_MAX_RETRIES", default=4)
+TIMELINE_OPENAI_TIMEOUT_SECONDS = env.float("TIMELINE_OPENAI_TIMEOUT_SECONDS", default=60.0)
+# How the summary's length limit is sent: OpenAI's current name, or the older one many
+# compatible servers still expect.
+TIMELINE_OPENAI_TOKEN_LIMIT_PARAM = env.str(
+    "TIMELINE_OPENAI_TOKEN_LIMIT_PARAM", default="max_completion_tokens"
+)
+if TIMELINE_OPENAI_TOKEN_LIMIT_PARAM not in {"max_completion_tokens", "max_tokens"}:
+    raise environ.ImproperlyConfigured(
+        "TIMELINE_OPENAI_TOKEN_LIMIT_PARAM must be 'max_completion_tokens' or 'max_tokens'"
+    )
 # Anthropic retries (429, 529, other 5xx, timeouts): the SDK's exponential backoff with jitter.
 TIMELINE_ANTHROPIC_MAX_RETRIES = env.int("TIMELINE_ANTHROPIC_MAX_RETRIES", default=4)
 TIMELINE_ANTHROPIC_TIMEOUT_SECONDS = env.float("TIMELINE_ANTHROPIC_TIMEOUT_SECONDS", default=60.0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
@@ -26,6 +27,9 @@ class RenderSettings:
     ttl_keep_recent_turns: int = 6
     summary_max_tokens: int = 800
     split_prefix_max_tokens: int = 400
+    # The model the LLM summarizer uses for this conversation (None: TIMELINE_SUMMARY_MODEL). The
+    # shell checks it against the configured summarizer's provider.
+    summary_model: str | None = None
 
     @property
     def effective_keep_recent_tokens(self) -> int:
@@ -56,6 +60,9 @@ _RANGES: dict[str, tuple[float, float]] = {
     "split_prefix_max_tokens": (50, 32_000),
 }
 SETTING_KEYS = tuple(f.name for f in fields(RenderSettings))
+# Settings that hold text, with the pattern they must match (schema and validation).
+MODEL_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:/@\-]{0,99}$"
+TEXT_SETTINGS: dict[str, str] = {"summary_model": MODEL_NAME_PATTERN}
 # Public: the API declares these ranges in its OpenAPI schema.
 SETTING_RANGES = _RANGES
 
@@ -67,6 +74,12 @@ def validate_overrides(overrides: Any) -> dict[str, Any]:
     errors: dict[str, str] = {}
     clean: dict[str, Any] = {}
     for key, value in overrides.items():
+        if key in TEXT_SETTINGS:
+            if value is not None and (not isinstance(value, str) or not re.match(TEXT_SETTINGS[key], value)):
+                errors[key] = "must be a model name (letters, digits, _.:/@-; at most 100) or null"
+            else:
+                clean[key] = value
+            continue
         if key not in _RANGES:
             errors[key] = "unknown setting"
             continue

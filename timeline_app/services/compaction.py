@@ -201,7 +201,7 @@ def compaction_run(
             record=record,
             trigger=trigger,
             settings=settings,
-            summarizer=summarizer or configured_summarizer(),
+            summarizer=summarizer or configured_summarizer(model=settings.summary_model),
             started=started,
         )
     except Exception as exc:

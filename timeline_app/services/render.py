@@ -62,8 +62,10 @@ def timeline_settings(*, timeline: Timeline, max_tokens: int | None = None) -> R
 def settings_key(settings: RenderSettings, options: RenderOptions) -> str:
     """A digest of what shapes the cacheable prefix besides the blocks: the settings, the format
     and the contribution filters (the tail's options do not count: the tail is never cached)."""
+    shaping = asdict(settings)
+    shaping.pop("summary_model")  # the summarizer's model shapes no render
     shape = {
-        "settings": asdict(settings),
+        "settings": shaping,
         "format": options.format,
         "cache_last": options.cache_last,
         "exclude": sorted(options.exclude_contributions),
