@@ -19,8 +19,8 @@ from timeline_app.services.conversations import conversation_create, timeline_ge
 
 # session, user, conversation, the support user's two permission reads, contexts, turn count,
 # turn page, blocks, applied compactions, render history, tokens per turn (the chart), compaction
-# count.
-PAGE_QUERIES = 13
+# count; the cost panel's totals and its chart's reported renders.
+PAGE_QUERIES = 15
 
 
 def _turn_ids(section) -> list[str]:
