@@ -1,4 +1,4 @@
-"""``python manage.py bench append|engine|compaction|storage|all`` (speed and size goals as ratios,
+"""``python manage.py bench append|engine|compaction|storage|cost|all`` (speed and size goals as ratios,
 measured in one run) and ``bench load --url …`` (simulated agents against a running stack)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 from timeline_app.benchmarks import load
 
-SUITES = ("append", "engine", "compaction", "storage")
+SUITES = ("append", "engine", "compaction", "storage", "cost")
 
 
 def unapplied_migrations() -> int:
