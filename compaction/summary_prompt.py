@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from compaction.summarizers import Purpose, transcript
 from compaction.summary_sections import IDENTIFIERS, SUMMARY_TITLE, section_list_text
@@ -47,3 +49,29 @@ def user_message(blocks: Sequence[Block], previous_summary: str | None, purpose:
     parts.append(f"<transcript>\n{transcript(blocks)}\n</transcript>")
     parts.append(SPLIT_TURN_INSTRUCTION if purpose == "split_turn" else HISTORY_INSTRUCTION)
     return "\n\n".join(parts)
+
+
+@dataclass(frozen=True)
+class CachedPrefix:
+    """The context's last render, still in the provider's cache: its system prompt and its content
+    parts up to its last cache breakpoint, byte for byte as the agent sent them (markers
+    included). A summary request that starts with them reads them at the cache-read price."""
+
+    system: str
+    parts: tuple[dict[str, Any], ...]
+    # Where the summary stops: the first block the compaction keeps (its path, or ``type#seq``).
+    keep_from: str
+
+
+def cached_instruction(prefix: CachedPrefix, previous_summary: str | None) -> str:
+    """The summarization request that follows a cached prefix (one uncached text part)."""
+    merge = (
+        " The context above starts with the previous summary: merge it into your updated summary."
+        if previous_summary
+        else ""
+    )
+    return (
+        f"{SYSTEM_PROMPT}\n\nSummarize the conversation above from its start up to, and not "
+        f"including, the block `{prefix.keep_from}`: that block and everything after it stay in "
+        f"context verbatim.{merge}"
+    )

@@ -288,6 +288,11 @@ class Compaction(models.Model):
     error = models.TextField(blank=True)
     duration_ms = models.IntegerField(default=0)
     summarize_ms = models.IntegerField(default=0)
+    # The summary call's own usage (the provider's usage object), its cost in dollars (price
+    # table), and whether it read the context's cached prefix ("warm") or sent the transcript.
+    summary_usage = models.JSONField(default=dict, blank=True)
+    summary_cost_usd = models.DecimalField(max_digits=24, decimal_places=12, null=True, blank=True)
+    summary_cache = models.CharField(max_length=8, blank=True)
     # The Celery task that holds this claim (empty for renders and synchronous calls): a redelivery
     # of the same task (its worker died mid-run) takes the claim over instead of waiting for it.
     task_id = models.CharField(max_length=255, blank=True)
@@ -370,6 +375,12 @@ class RenderRecord(models.Model):
     cache_touched = models.JSONField(default=list, blank=True)
     # Tokens TTL pruning hid at this render (their full cost minus their replacement's).
     pruned_tokens = models.BigIntegerField(default=0)
+    # What a summary request needs to start with this render's prefix byte for byte while it is
+    # cached (compaction reading the cache): the format, the model the agent named, and the system
+    # prompt when the agent gave it as text and declared no tools (else empty: never reused).
+    format = models.CharField(max_length=24, blank=True)
+    model = models.CharField(max_length=100, blank=True)
+    system_text = models.TextField(blank=True)
 
     class Meta:
         constraints = [

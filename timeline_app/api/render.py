@@ -67,6 +67,7 @@ class RenderView(TenantView):
             system_digest=_head_digest(data.get("system", ""), data["tools_tokens"]),
             model=data.get("model", ""),
             tools_tokens=data["tools_tokens"],
+            system_text=data.get("system", ""),
         )
         return Response(s.RenderOut(outcome, context={"debug": data["debug"]}).data)
 

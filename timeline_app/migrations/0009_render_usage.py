@@ -1,10 +1,10 @@
 """Issue 23: a public ``render_id`` and the usage forecast on every render record, and the usage
-the client reports per render (``RenderUsage``).
+the client reports per render (``RenderUsage``); the summary call's usage on a compaction.
 
-On PostgreSQL the new render-record columns are nullable or carry constant defaults (no table
-rewrite); the unique index on ``public_id`` is built over the render history, which the beat job
-keeps bounded per timeline (``TIMELINE_RENDER_HISTORY_MAX``). Existing records keep a null
-``public_id`` (they were answered without one).
+On PostgreSQL the new columns are nullable or carry constant defaults (no table rewrite); the
+unique index on ``public_id`` is built over the render history, which the beat job keeps bounded
+per timeline (``TIMELINE_RENDER_HISTORY_MAX``). Existing records keep a null ``public_id`` (they
+were answered without one).
 """
 
 import django.db.models.deletion
@@ -49,6 +49,21 @@ class Migration(migrations.Migration):
             ],
         ),
         migrations.AddField(
+            model_name='compaction',
+            name='summary_cache',
+            field=models.CharField(blank=True, max_length=8),
+        ),
+        migrations.AddField(
+            model_name='compaction',
+            name='summary_cost_usd',
+            field=models.DecimalField(blank=True, decimal_places=12, max_digits=24, null=True),
+        ),
+        migrations.AddField(
+            model_name='compaction',
+            name='summary_usage',
+            field=models.JSONField(blank=True, default=dict),
+        ),
+        migrations.AddField(
             model_name='renderrecord',
             name='cache_head',
             field=models.CharField(blank=True, max_length=16),
@@ -60,6 +75,16 @@ class Migration(migrations.Migration):
         ),
         migrations.AddField(
             model_name='renderrecord',
+            name='format',
+            field=models.CharField(blank=True, max_length=24),
+        ),
+        migrations.AddField(
+            model_name='renderrecord',
+            name='model',
+            field=models.CharField(blank=True, max_length=100),
+        ),
+        migrations.AddField(
+            model_name='renderrecord',
             name='pruned_tokens',
             field=models.BigIntegerField(default=0),
         ),
@@ -67,6 +92,11 @@ class Migration(migrations.Migration):
             model_name='renderrecord',
             name='public_id',
             field=models.CharField(blank=True, max_length=32, null=True),
+        ),
+        migrations.AddField(
+            model_name='renderrecord',
+            name='system_text',
+            field=models.TextField(blank=True),
         ),
         migrations.AddField(
             model_name='renderrecord',

@@ -48,6 +48,7 @@ from timeline_app.selectors.renders import (
 from timeline_app.selectors.usage import (
     cache_state,
     conversation_usages,
+    last_render_for_summary,
     render_for_usage,
     tenant_usage_by_conversation,
     tenant_usage_rows,
@@ -75,6 +76,7 @@ __all__ = [
     "custom_strategies",
     "effective_strategy",
     "full_context",
+    "last_render_for_summary",
     "latest_applied_compaction",
     "normalize_strategy",
     "previous_render",

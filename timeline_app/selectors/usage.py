@@ -54,6 +54,16 @@ def render_for_usage(*, timeline: Timeline, render_id: str) -> RenderRecord | No
     )
 
 
+def last_render_for_summary(*, timeline: Timeline) -> RenderRecord | None:
+    """The context's latest render with what a summary request needs to resend its prefix."""
+    return (
+        RenderRecord.objects.filter(timeline=timeline)
+        .order_by("-id")
+        .only("rendered_at", "format", "model", "system_text", "cache_points", "segment_digests")
+        .first()
+    )
+
+
 def usage_for_render(*, timeline: Timeline, render_id: str) -> RenderUsage | None:
     return RenderUsage.objects.filter(timeline=timeline, render_public_id=render_id).first()
 

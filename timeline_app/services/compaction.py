@@ -33,6 +33,7 @@ from timeline_app.rendering.blocks import SEQ_LIMIT
 from timeline_app.rendering.blocks import Block as BlockValue
 from timeline_app.rendering.settings import RenderSettings
 from timeline_app.services.summarizers import SummaryDraft, configured_summarizer, draft_summary
+from timeline_app.services.usage import summary_cache_prefix, summary_usage_fields
 
 logger = logging.getLogger(__name__)
 
@@ -157,6 +158,7 @@ def compaction_run(
     system_tokens: int = 0,
     summarizer: Summarizer | None = None,
     task_id: str = "",
+    now: datetime | None = None,
 ) -> CompactionOutcome:
     """Compact ``timeline`` if it needs it (or when forced). Safe to call concurrently.
 
@@ -203,6 +205,7 @@ def compaction_run(
             settings=settings,
             summarizer=summarizer or configured_summarizer(model=settings.summary_model),
             started=started,
+            now=now or timezone.now(),
         )
     except Exception as exc:
         logger.exception("compaction of timeline %s failed", timeline.pk)
@@ -224,6 +227,7 @@ def _summarize_and_apply(
     settings: RenderSettings,
     summarizer: Summarizer,
     started: float,
+    now: datetime,
 ) -> CompactionOutcome:
     plan = snap.plan
     assert plan is not None
@@ -236,6 +240,15 @@ def _summarize_and_apply(
     turn_id = selectors.timeline_current_turn_id(timeline=timeline) or (
         snap.window[-1].turn_id if snap.window else ""
     )
+    if hasattr(summarizer, "cached_prefix"):  # an LLM summarizer that can read the context's cache
+        summarizer.cached_prefix = summary_cache_prefix(
+            timeline=timeline,
+            window=snap.window,
+            plan=plan,
+            settings=settings,
+            model=summarizer.model,
+            now=now,
+        )
     draft = draft_summary(plan=plan, settings=settings, summarizer=summarizer, turn_id=turn_id)
     metrics.observe_summary(
         configured=summarizer.name,
@@ -271,6 +284,9 @@ def _record_fields(plan: CompactionPlan, draft: SummaryDraft) -> dict[str, Any]:
     return {
         "summarizer": draft.history.summarizer,
         "model": draft.history.model,
+        **summary_usage_fields(
+            model=draft.history.model, usage=draft.history.usage, cache=draft.history.cache
+        ),
         "error": draft.errors,
         "summarize_ms": draft.summarize_ms,
         "before_tokens": plan.before_tokens,

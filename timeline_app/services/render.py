@@ -153,12 +153,15 @@ def timeline_render(
     system_digest: str = "",
     model: str = "",
     tools_tokens: int = 0,
+    system_text: str = "",
 ) -> RenderOutcome:
     """Render the timeline for one model call. ``dry_run`` persists nothing (admin preview).
 
     ``system_digest`` identifies the system prompt (and tools) in the cache fingerprint; every
     render that is not a dry run is recorded with its cache explanation and its usage forecast
-    for ``model`` (``tools_tokens`` of tool definitions precede the system prompt)."""
+    for ``model`` (``tools_tokens`` of tool definitions precede the system prompt). ``system_text``
+    (the system prompt, when the caller gave it and no tools) is kept so a compaction can start its
+    summary request with this render's prefix while it is cached."""
     settings = timeline_settings(timeline=timeline, max_tokens=max_tokens)
     now = now or timezone.now()
     previous = None if dry_run else selectors.previous_render(timeline=timeline)
@@ -183,6 +186,7 @@ def timeline_render(
             force=force_sanitize,
             dry_run=dry_run,
             summarizer=summarizer,
+            now=now,
         )
     rendered = render_window(
         window,
@@ -230,6 +234,9 @@ def timeline_render(
             compaction_id=applied.compaction_id if applied is not None else None,
             forecast=forecast,
             pruned_tokens=_pruned_tokens(window_before_hides, decision),
+            format_name=options.format,
+            model=model,
+            system_text=system_text if not tools_tokens else "",
         ).public_id
     return RenderOutcome(
         rendered=rendered,
@@ -261,6 +268,7 @@ def _compact(
     force: bool,
     dry_run: bool,
     summarizer: Summarizer | None,
+    now: datetime,
 ) -> tuple[list[BlockValue], CompactionOutcome | None]:
     """Step 2 of the pipeline: the window after a compaction (a dry run previews one in memory)."""
     if dry_run:
@@ -278,6 +286,7 @@ def _compact(
         force=force,
         system_tokens=system_tokens,
         summarizer=summarizer,
+        now=now,
     )
     return strategy_window(timeline=timeline, window=selectors.visible_window(timeline=timeline)), compaction
 

@@ -25,6 +25,9 @@ def render_record(
     compaction_id: int | None,
     forecast: RenderForecast | None = None,
     pruned_tokens: int = 0,
+    format_name: str = "",
+    model: str = "",
+    system_text: str = "",
 ) -> RenderRecord:
     """Record one render (one INSERT, whatever the timeline's length) under a new public id."""
     prefix = rendered.prefix
@@ -55,6 +58,9 @@ def render_record(
         cache_head=forecast.cache_head if forecast is not None else "",
         cache_touched=forecast.cache_touched if forecast is not None else [],
         pruned_tokens=pruned_tokens,
+        format=format_name,
+        model=model,
+        system_text=system_text,
     )
 
 
