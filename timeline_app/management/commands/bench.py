@@ -1,7 +1,7 @@
-"""``python manage.py bench append|engine|compaction|storage|export|all`` (speed and size goals as ratios,
-measured in one run), ``bench load --url …`` (simulated agents against a running stack), ``bench
-formats`` (native renders of random timelines) and ``bench quality`` (what survives a compaction:
-docs/quality.md)."""
+"""``python manage.py bench append|engine|compaction|storage|export|cost|all`` (speed and size goals as
+ratios, measured in one run; ``cost``: forecast agreement with a provider-cache simulator, docs/cost.md),
+``bench load --url …`` (simulated agents against a running stack), ``bench formats`` (native renders of
+random timelines) and ``bench quality`` (what survives a compaction: docs/quality.md)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 from timeline_app.benchmarks import formats, load, quality
 
-SUITES = ("append", "engine", "compaction", "storage", "export")
+SUITES = ("append", "engine", "compaction", "storage", "export", "cost")
 
 
 def unapplied_migrations() -> int:
