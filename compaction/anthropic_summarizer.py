@@ -14,68 +14,15 @@ from typing import Any
 
 import anthropic
 
-from compaction.summarizers import Purpose, SummarizerError, transcript
-from compaction.summary_sections import (
-    ARTIFACTS,
-    CONSTRAINTS,
-    IDENTIFIERS,
-    NEXT_STEPS,
-    SUMMARY_TITLE,
-    section_list_text,
-)
+from compaction.summarizers import Purpose, SummarizerError
+from compaction.summary_prompt import SYSTEM_PROMPT, CachedPrefix, cached_instruction, user_message
 from timeline_app.domain.blocks import Block
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
 
-SYSTEM_PROMPT = f"""\
-You maintain a running summary of an LLM agent's conversation so that the agent can continue the \
-work after older messages are removed from its context. Summarize progressively: when a previous \
-summary is given, merge it with the new transcript into one updated summary — keep everything from \
-it that still matters, update what changed, never drop the original goals.
-
-Write concise markdown: the title `{SUMMARY_TITLE}`, then these sections, in this order, with \
-exactly these headings (leave out a section that would be empty):
-{section_list_text()}
-
-Under `{IDENTIFIERS.heading}` list, one per line and copied verbatim, every identifier the agent \
-may need again: invoice and order numbers, ticket ids, transaction ids, error codes, file paths and \
-URLs, the most referenced and most recent first. Copy every file path, block path (like ar:…, fi:…, \
-tc:…, su:…, so:…) and tool call id (tc_…) you mention exactly as written; do not invent paths.
-
-Keep the working state the agent needs next: under `{CONSTRAINTS.heading}` copy every standing \
-instruction and limit the user gave (language, budget, what never to do) verbatim, for as long as the \
-conversation lasts; keep the first request and the latest request in the user's words; under \
-`{NEXT_STEPS.heading}` list the steps of the newest plan that are not done, as written in the plan; \
-under `{ARTIFACTS.heading}` list every file read, written or attached with its exact path and the \
-last action on it; give each decision its reason; name where each error happened (block path or \
-tool call). Do not address the user; output only the summary."""
-
-SPLIT_TURN_INSTRUCTION = (
-    "The transcript is the beginning of a turn that is still in progress (its later part stays "
-    "in context). Summarize only what the agent needs to continue this turn: the request, the "
-    "steps taken so far, their results and the paths and tool call ids involved. This summary goes "
-    "under a heading of its own: write no title, and write the section headings with ### instead "
-    "of ##."
-)
-HISTORY_INSTRUCTION = "Summarize the transcript of the conversation so far."
 PROMPT_TOO_LONG = "prompt is too long"
-
-
-def _user_message(blocks: Sequence[Block], previous_summary: str | None, purpose: Purpose) -> str:
-    parts: list[str] = []
-    if previous_summary:
-        parts.append(
-            "<previous_summary>\n"
-            f"{previous_summary.strip()}\n"
-            "</previous_summary>\n"
-            "The text above is the PREVIOUS SUMMARY of earlier parts of this conversation. "
-            "Merge it into your updated summary."
-        )
-    parts.append(f"<transcript>\n{transcript(blocks)}\n</transcript>")
-    parts.append(SPLIT_TURN_INSTRUCTION if purpose == "split_turn" else HISTORY_INSTRUCTION)
-    return "\n\n".join(parts)
 
 
 def _is_prompt_too_long(exc: anthropic.APIStatusError) -> bool:
@@ -110,11 +57,17 @@ class AnthropicSummarizer:
         max_retries: int = 4,
         timeout: float = 60.0,
         client: anthropic.Anthropic | None = None,
+        http_client: Any = None,
     ):
         self.model = model
+        # Set by the shell when the context's last render is still cached (history summaries
+        # then send it first); the last call's usage object and whether it used the prefix.
+        self.cached_prefix: CachedPrefix | None = None
+        self.last_usage: dict[str, Any] | None = None
+        self.last_cache = ""
         # The key lives only inside the SDK client; it is never stored on, or logged by, this object.
         self._client = client or anthropic.Anthropic(
-            api_key=api_key, max_retries=max_retries, timeout=timeout
+            api_key=api_key, max_retries=max_retries, timeout=timeout, http_client=http_client
         )
 
     def __repr__(self) -> str:
@@ -128,6 +81,19 @@ class AnthropicSummarizer:
         max_tokens: int,
         purpose: Purpose = "history",
     ) -> str:
+        self.last_usage, self.last_cache = None, ""
+        if self.cached_prefix is not None and purpose == "history":
+            try:
+                return self._call_cached(self.cached_prefix, previous_summary, max_tokens)
+            except anthropic.APIStatusError as exc:
+                if exc.status_code >= 500 or exc.status_code == 429:
+                    raise SummarizerError(_short_error(exc)) from None
+                log.info(
+                    "the cached-prefix summary request was refused (%s); sending the transcript",
+                    exc.status_code,
+                )
+            except anthropic.AnthropicError as exc:
+                raise SummarizerError(_short_error(exc)) from None
         try:
             return self._call(blocks, previous_summary, max_tokens, purpose)
         except anthropic.APIStatusError as exc:
@@ -142,6 +108,26 @@ class AnthropicSummarizer:
         except anthropic.AnthropicError as exc:
             raise SummarizerError(_short_error(exc)) from None
 
+    def _call_cached(self, prefix: CachedPrefix, previous_summary: str | None, max_tokens: int) -> str:
+        """The context's cached prefix byte for byte, then the instruction (cache-read priced)."""
+        instruction = {"type": "text", "text": cached_instruction(prefix, previous_summary)}
+        content: Any = [*prefix.parts, instruction]
+        create: Any = self._client.messages.create
+        if prefix.system:
+            message: Any = create(
+                model=self.model,
+                max_tokens=max_tokens,
+                system=prefix.system,
+                messages=[{"role": "user", "content": content}],
+            )
+        else:
+            message = create(
+                model=self.model, max_tokens=max_tokens, messages=[{"role": "user", "content": content}]
+            )
+        text = self._text(message)
+        self.last_cache = "warm"
+        return text
+
     def _call(
         self, blocks: Sequence[Block], previous_summary: str | None, max_tokens: int, purpose: Purpose
     ) -> str:
@@ -149,7 +135,16 @@ class AnthropicSummarizer:
             model=self.model,
             max_tokens=max_tokens,
             system=SYSTEM_PROMPT,
-            messages=[{"role": "user", "content": _user_message(blocks, previous_summary, purpose)}],
+            messages=[{"role": "user", "content": user_message(blocks, previous_summary, purpose)}],
+        )
+        text = self._text(message)
+        self.last_cache = "cold"
+        return text
+
+    def _text(self, message: Any) -> str:
+        usage: Any = getattr(message, "usage", None)
+        self.last_usage = (
+            usage.model_dump(mode="json") if usage is not None and hasattr(usage, "model_dump") else None
         )
         text = "".join(
             getattr(part, "text", "") for part in message.content if getattr(part, "type", "") == "text"

@@ -550,6 +550,10 @@ class SummaryOutcome:
     summarizer: str
     model: str
     error: str | None = None
+    # The provider's usage object of the call that wrote the summary (LLM summarizers that
+    # expose ``last_usage``), and whether it read the context's cached prefix.
+    usage: dict[str, Any] | None = None
+    cache: str = ""
 
 
 def summarize_with_fallback(
@@ -569,7 +573,13 @@ def summarize_with_fallback(
             error = redact(f"{type(exc).__name__}: {exc}")
         else:
             if text.strip():
-                return SummaryOutcome(text=text, summarizer=primary.name, model=primary.model)
+                return SummaryOutcome(
+                    text=text,
+                    summarizer=primary.name,
+                    model=primary.model,
+                    usage=getattr(primary, "last_usage", None),
+                    cache=getattr(primary, "last_cache", ""),
+                )
             error = "empty summary"
     text = fallback.summarize(**kwargs)
     return SummaryOutcome(text=text, summarizer=fallback.name, model=fallback.model, error=error)

@@ -268,14 +268,59 @@ TIMELINE_RENDER_HISTORY_DAYS = env.float("TIMELINE_RENDER_HISTORY_DAYS", default
 if TIMELINE_RENDER_HISTORY_MAX < 1 or TIMELINE_RENDER_HISTORY_DAYS <= 0:
     raise environ.ImproperlyConfigured("TIMELINE_RENDER_HISTORY_MAX must be >= 1 and _DAYS > 0")
 
+# Cost (issue 23): the price table's overrides, per model {provider?, input, output, cache_write_5m?,
+# cache_write_1h?, cache_read?} in dollars per million tokens (defaults: rendering/usage/pricing.py);
+# Anthropic's minimum cacheable length per model on top of the documented ones; the model a render's
+# usage forecast assumes when the render names none; OpenAI's prompt retention for the forecast.
+TIMELINE_PRICES = env.json("TIMELINE_PRICES", default={})
+TIMELINE_CACHE_MIN_TOKENS = env.json("TIMELINE_CACHE_MIN_TOKENS", default={})
+TIMELINE_FORECAST_MODEL = env.str("TIMELINE_FORECAST_MODEL", default="")
+TIMELINE_OPENAI_CACHE_RETENTION_SECONDS = env.int("TIMELINE_OPENAI_CACHE_RETENTION_SECONDS", default=300)
+
+
+def _check_cost_settings() -> None:
+    from timeline_app.rendering.usage.pricing import price_table
+
+    try:
+        price_table(TIMELINE_PRICES if isinstance(TIMELINE_PRICES, dict) else {"": TIMELINE_PRICES})
+    except ValueError as exc:
+        raise environ.ImproperlyConfigured(f"TIMELINE_PRICES: {exc}") from exc
+    if not isinstance(TIMELINE_CACHE_MIN_TOKENS, dict) or not all(
+        isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in TIMELINE_CACHE_MIN_TOKENS.values()
+    ):
+        raise environ.ImproperlyConfigured("TIMELINE_CACHE_MIN_TOKENS must map model names to integers >= 0")
+    if TIMELINE_OPENAI_CACHE_RETENTION_SECONDS < 0:
+        raise environ.ImproperlyConfigured("TIMELINE_OPENAI_CACHE_RETENTION_SECONDS must be >= 0")
+
+
+_check_cost_settings()
+
 # The summarizer: extractive (offline) unless an Anthropic key is configured.
 ANTHROPIC_API_KEY = env.str("ANTHROPIC_API_KEY", default="")
 TIMELINE_SUMMARIZER = env.str(
     "TIMELINE_SUMMARIZER", default="anthropic" if ANTHROPIC_API_KEY else "extractive"
 )
-if TIMELINE_SUMMARIZER not in {"extractive", "anthropic"}:
-    raise environ.ImproperlyConfigured("TIMELINE_SUMMARIZER must be 'extractive' or 'anthropic'")
-TIMELINE_SUMMARY_MODEL = env.str("TIMELINE_SUMMARY_MODEL", default="claude-sonnet-4-5")
+if TIMELINE_SUMMARIZER not in {"extractive", "anthropic", "openai"}:
+    raise environ.ImproperlyConfigured("TIMELINE_SUMMARIZER must be 'extractive', 'anthropic' or 'openai'")
+TIMELINE_SUMMARY_MODEL = env.str(
+    "TIMELINE_SUMMARY_MODEL",
+    default="gpt-4.1-mini" if TIMELINE_SUMMARIZER == "openai" else "claude-sonnet-4-5",
+)
+# The OpenAI-compatible summarizer (TIMELINE_SUMMARIZER=openai): OpenAI, Azure, OpenRouter, vLLM,
+# Ollama… at TIMELINE_OPENAI_BASE_URL (empty: the SDK's default, api.openai.com or OPENAI_BASE_URL).
+OPENAI_API_KEY = env.str("OPENAI_API_KEY", default="")
+TIMELINE_OPENAI_BASE_URL = env.str("TIMELINE_OPENAI_BASE_URL", default="")
+TIMELINE_OPENAI_MAX_RETRIES = env.int("TIMELINE_OPENAI_MAX_RETRIES", default=4)
+TIMELINE_OPENAI_TIMEOUT_SECONDS = env.float("TIMELINE_OPENAI_TIMEOUT_SECONDS", default=60.0)
+# How the summary's length limit is sent: OpenAI's current name, or the older one many
+# compatible servers still expect.
+TIMELINE_OPENAI_TOKEN_LIMIT_PARAM = env.str(
+    "TIMELINE_OPENAI_TOKEN_LIMIT_PARAM", default="max_completion_tokens"
+)
+if TIMELINE_OPENAI_TOKEN_LIMIT_PARAM not in {"max_completion_tokens", "max_tokens"}:
+    raise environ.ImproperlyConfigured(
+        "TIMELINE_OPENAI_TOKEN_LIMIT_PARAM must be 'max_completion_tokens' or 'max_tokens'"
+    )
 # Anthropic retries (429, 529, other 5xx, timeouts): the SDK's exponential backoff with jitter.
 TIMELINE_ANTHROPIC_MAX_RETRIES = env.int("TIMELINE_ANTHROPIC_MAX_RETRIES", default=4)
 TIMELINE_ANTHROPIC_TIMEOUT_SECONDS = env.float("TIMELINE_ANTHROPIC_TIMEOUT_SECONDS", default=60.0)

@@ -10,6 +10,7 @@ Without it, ``/metrics`` shows this process's own samples (the embedded mode).
 from __future__ import annotations
 
 import os
+from decimal import Decimal
 from http import HTTPStatus
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, multiprocess
@@ -54,6 +55,15 @@ SUMMARIZER_FALLBACKS = Counter(
     "timeline_summarizer_fallbacks",
     "Summaries the extractive fallback wrote because the configured summarizer failed.",
     ["summarizer"],
+)
+REPORTED_TOKENS = Counter(
+    "timeline_reported_tokens",
+    "Tokens of reported usage by kind (uncached, cache_read, cache_write_5m, cache_write_1h, output) "
+    "and model (the price table's entry, or 'other').",
+    ["kind", "model"],
+)
+COST_USD = Counter(
+    "timeline_reported_cost_usd", "Dollars of reported usage by model (price table entry).", ["model"]
 )
 TTL_PRUNES = Counter("timeline_ttl_prunes", "Renders whose TTL pruning hid blocks (the cache was cold).")
 TTL_PRUNED_BLOCKS = Counter("timeline_ttl_pruned_blocks", "Blocks hidden by TTL pruning.")
@@ -114,3 +124,13 @@ def registry() -> CollectorRegistry:
         multiprocess.MultiProcessCollector(combined)  # type: ignore[no-untyped-call]
         return combined
     return REGISTRY
+
+
+def observe_usage(*, model: str, tokens: dict[str, int], cost: Decimal | None) -> None:
+    """One reported render. ``model`` is the price table's entry that priced it ("" when none:
+    counted as "other"), so the label values are bounded by the table."""
+    label = model or OTHER
+    for kind, count in tokens.items():
+        REPORTED_TOKENS.labels(kind=kind, model=label).inc(count)
+    if cost is not None:
+        COST_USD.labels(model=label).inc(float(cost))

@@ -407,6 +407,11 @@ class Compaction(models.Model):
     error = models.TextField(blank=True)
     duration_ms = models.IntegerField(default=0)
     summarize_ms = models.IntegerField(default=0)
+    # The summary call's own usage (the provider's usage object), its cost in dollars (price
+    # table), and whether it read the context's cached prefix ("warm") or sent the transcript.
+    summary_usage = models.JSONField(default=dict, blank=True)
+    summary_cost_usd = models.DecimalField(max_digits=24, decimal_places=12, null=True, blank=True)
+    summary_cache = models.CharField(max_length=8, blank=True)
     # The Celery task that holds this claim (empty for renders and synchronous calls): a redelivery
     # of the same task (its worker died mid-run) takes the claim over instead of waiting for it.
     task_id = models.CharField(max_length=255, blank=True)
@@ -499,8 +504,27 @@ class RenderRecord(models.Model):
     window_skipped_seqs = models.BinaryField(default=b"")
     hidden_seqs = models.BinaryField(default=b"")
     render_inputs = models.JSONField(default=dict, blank=True)
+    # The public id answered as ``render_id`` (null only on rows recorded before it existed).
+    public_id = models.CharField(max_length=32, null=True, blank=True)
+    # The usage forecast (``rendering/usage/forecast.py``) as answered, and what this render left
+    # in the provider's cache as the forecast believes it: the prefix seed's digest (hex) and the
+    # Anthropic entries it wrote or refreshed, ``[[digest hex, expiry ISO-8601]]`` (<= 5).
+    usage_forecast = models.JSONField(default=dict, blank=True)
+    cache_head = models.CharField(max_length=16, blank=True)
+    cache_touched = models.JSONField(default=list, blank=True)
+    # Tokens TTL pruning hid at this render (their full cost minus their replacement's).
+    pruned_tokens = models.BigIntegerField(default=0)
+    # What a summary request needs to start with this render's prefix byte for byte while it is
+    # cached (compaction reading the cache): the format, the model the agent named, and the system
+    # prompt when the agent gave it as text and declared no tools (else empty: never reused).
+    format = models.CharField(max_length=24, blank=True)
+    model = models.CharField(max_length=100, blank=True)
+    system_text = models.TextField(blank=True)
 
     class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["public_id"], name="timeline_render_public_id_uniq"),
+        ]
         indexes = [
             # The previous render of a timeline (every render) and the admin's history, newest first.
             models.Index(fields=["timeline", "-id"], name="timeline_render_recent_idx"),
@@ -508,6 +532,10 @@ class RenderRecord(models.Model):
 
     def __str__(self) -> str:
         return f"render {self.pk} ({self.reason})"
+
+    @staticmethod
+    def new_public_id() -> str:
+        return "rnd_" + secrets.token_urlsafe(16)
 
 
 class Source(models.Model):
@@ -529,3 +557,72 @@ class Source(models.Model):
 
     def __str__(self) -> str:
         return f"[{self.sid}] {self.url}"
+
+
+class RenderUsage(models.Model):
+    """What the provider billed for one render, reported by the client
+    (``POST …/renders/{render_id}/usage/``), beside what the forecast promised, priced.
+
+    Outlives the render history's trimming (the render link goes null; the figures stay), so a
+    conversation's totals stay whole. One row per render: reporting again is idempotent.
+    """
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="usages")
+    timeline = models.ForeignKey(Timeline, on_delete=models.CASCADE, related_name="usages")
+    render = models.OneToOneField(
+        RenderRecord, null=True, blank=True, on_delete=models.SET_NULL, related_name="usage"
+    )
+    render_public_id = models.CharField(max_length=32)
+    rendered_at = models.DateTimeField()
+    reported_at = models.DateTimeField()
+    provider = models.CharField(max_length=16)
+    model = models.CharField(max_length=100)
+    # The price table's entry that priced it ("" when the model is not in the table: no cost).
+    priced_model = models.CharField(max_length=100, blank=True)
+    # The request body as reported: a second report must equal it.
+    reported = models.JSONField(default=dict)
+    uncached_input_tokens = models.BigIntegerField()
+    cache_read_tokens = models.BigIntegerField()
+    cache_write_5m_tokens = models.BigIntegerField()
+    cache_write_1h_tokens = models.BigIntegerField()
+    output_tokens = models.BigIntegerField()
+    forecast_read_tokens = models.BigIntegerField(default=0)
+    forecast_write_5m_tokens = models.BigIntegerField(default=0)
+    forecast_write_1h_tokens = models.BigIntegerField(default=0)
+    forecast_uncached_tokens = models.BigIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=24, decimal_places=12, null=True, blank=True)
+    cost_without_cache_usd = models.DecimalField(max_digits=24, decimal_places=12, null=True, blank=True)
+    # The forecast promised a cache read the provider did not give (within 1 %).
+    unexplained_miss = models.BooleanField(default=False)
+    # Forecast and actual agree: both read or both missed, and the read tokens within 1 %.
+    forecast_agreed = models.BooleanField(default=False)
+    cache_miss_reason = models.CharField(max_length=40, blank=True)
+    first_changed_path = models.CharField(max_length=1024, blank=True)
+    compacted_tokens = models.BigIntegerField(default=0)
+    pruned_tokens = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["timeline", "render_public_id"], name="timeline_usage_render_uniq"
+            ),
+        ]
+        indexes = [
+            # A tenant's usage over a date range (GET /api/v1/usage/?since=&until=, the CSV export).
+            models.Index(fields=["tenant", "rendered_at"], name="timeline_usage_tenant_at_idx"),
+            # A conversation's totals and its per-render chart.
+            models.Index(fields=["conversation", "rendered_at"], name="timeline_usage_conv_at_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"usage {self.render_public_id}"
+
+    @property
+    def input_tokens(self) -> int:
+        return (
+            self.uncached_input_tokens
+            + self.cache_read_tokens
+            + self.cache_write_5m_tokens
+            + self.cache_write_1h_tokens
+        )

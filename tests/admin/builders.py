@@ -144,3 +144,40 @@ def rendered_history(timeline: Timeline, *, start: datetime) -> list[str]:
         timeline_render(timeline=timeline, options=options, now=start + timedelta(hours=1)).pruning_status
     )
     return statuses
+
+
+def reported_usage(timeline: Timeline, *, start: datetime, model: str = "claude-sonnet-4-5") -> list[str]:
+    """Three renders of ``timeline`` a minute apart, each with Anthropic usage reported: a cold
+    write, a warm read, then a read the forecast promised but the provider did not give (an
+    unexplained miss, reason ``system_changed``) after a turn was appended, so that render names
+    a first changed block. Returns the render ids, oldest first."""
+    from timeline_app.services.usage import render_usage_report
+
+    options = RenderOptions(format="anthropic")
+    ids = []
+    for minute in range(3):
+        if minute == 2:
+            contribute_turns(timeline, turns=1, prefix="late", start=1)
+        timeline.refresh_from_db()
+        outcome = timeline_render(timeline=timeline, options=options, now=start + timedelta(minutes=minute))
+        forecast = outcome.forecast.forecast
+        promised = forecast.cache_read_input_tokens
+        written = forecast.cache_creation_input_tokens
+        if minute == 2:
+            promised, written = 0, forecast.cache_read_input_tokens + written
+        usage = {
+            "input_tokens": forecast.uncached_input_tokens,
+            "output_tokens": 400,
+            "cache_creation_input_tokens": written,
+            "cache_read_input_tokens": promised,
+        }
+        body = {
+            "usage": usage,
+            "model": model,
+            **({"cache_miss_reason": "system_changed"} if minute == 2 else {}),
+        }
+        render_usage_report(
+            timeline=timeline, render_id=outcome.render_id, body=body, now=start + timedelta(minutes=minute)
+        )
+        ids.append(outcome.render_id)
+    return ids

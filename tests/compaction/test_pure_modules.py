@@ -11,7 +11,7 @@ import compaction
 import timeline_app.rendering
 
 # The one adapter allowed to import the SDK (and so httpx).
-ADAPTERS = {"compaction.anthropic_summarizer"}
+ADAPTERS = {"compaction.anthropic_summarizer", "compaction.openai_summarizer"}
 
 
 def pure_modules() -> list[str]:
@@ -33,7 +33,7 @@ def test_pure_modules_import_no_django_and_no_anthropic() -> None:
     code = (
         "import sys\n"
         + "".join(f"import {m}\n" for m in pure_modules())
-        + "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('django', 'anthropic', 'httpx', 'celery'))\n"
+        + "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('django', 'anthropic', 'openai', 'httpx', 'celery'))\n"
         + "print(','.join(bad))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

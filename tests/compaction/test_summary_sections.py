@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from compaction.anthropic_summarizer import SPLIT_TURN_INSTRUCTION, SYSTEM_PROMPT
 from compaction.digest import build_digest
 from compaction.planner import build_summary_block, plan_compaction
 from compaction.summarizers import ExtractiveSummarizer
+from compaction.summary_prompt import SPLIT_TURN_INSTRUCTION, SYSTEM_PROMPT
 from compaction.summary_sections import (
     SECTIONS,
     SUMMARY_TITLE,

@@ -11,6 +11,7 @@ times, statuses and blocks are shown in ``display``.
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
@@ -87,6 +88,8 @@ class ConversationAdmin(ConversationPages, ReadOnlyAdmin):
         "visible_tokens",
         "last_activity",
         "compactions",
+        "cost",
+        "cache_read_share",
     )
     list_display_links = ("public_id",)
     list_filter = (("tenant", TenantFilter), HasHiddenBlocksFilter, CompactionFailedFilter, ActivityFilter)
@@ -148,6 +151,17 @@ class ConversationAdmin(ConversationPages, ReadOnlyAdmin):
         if not status:
             return str(count)
         return format_html("{} {}", count, display.status_badge(status))
+
+    @admin.display(description="cost (USD)", ordering="usage_cost")
+    def cost(self, obj: Conversation) -> str:
+        """Reported usage, priced (empty: nothing reported)."""
+        value = getattr(obj, "usage_cost", None)
+        return f"{value.quantize(Decimal('0.0001'))}" if value is not None else display.NOTHING
+
+    @admin.display(description="cache-read share", ordering="usage_read_share")
+    def cache_read_share(self, obj: Conversation) -> str:
+        share = getattr(obj, "usage_read_share", None)
+        return f"{100 * share:.1f} %" if share is not None else display.NOTHING
 
     @admin.action(
         description="Compact the main context of the selected conversations", permissions=["compact"]

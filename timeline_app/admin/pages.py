@@ -27,7 +27,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.http import urlencode
 
 from timeline_app import roles
-from timeline_app.admin import charts, display, sections
+from timeline_app.admin import charts, cost, display, sections
 from timeline_app.admin import selectors as admin_selectors
 from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.domain.messages import CONTEXT_NAME_PATTERN
@@ -133,6 +133,12 @@ class ConversationPages(_ModelAdmin):
                 self.admin_site.admin_view(self.past_render_view),
                 name="timeline_app_conversation_past_render",
             ),
+            # Before the object pages: "usage.csv" is no conversation id.
+            path(
+                "usage.csv",
+                self.admin_site.admin_view(cost.usage_csv_view),
+                name="timeline_app_conversation_usage_csv",
+            ),
             *(
                 path(
                     f"<path:object_id>/{name}/",
@@ -188,6 +194,7 @@ class ConversationPages(_ModelAdmin):
             "sections": sections.build_sections(timeline=timeline, turns=turns, blocks=blocks, panels=panels),
             "panels": panels,
             **_charts(timeline, applied, renders),
+            **cost.cost_panel(conversation=conversation, timeline=timeline),
             "compaction_total": admin_selectors.timeline_compaction_total(timeline=timeline),
             "can_compact": roles.can_compact(request.user),
             "can_export": roles.can_export(request.user),

@@ -9,7 +9,9 @@ per-row Python query), and each subquery reads through an index of the block tab
   through the ``(timeline, seq)`` index;
 * visible tokens (main context) — ``TimelineQuerySet.with_window``'s ``visible_tokens``, the
   window the API and the sweep read;
-* compactions / last status — the compaction rows of the conversation's contexts.
+* compactions / last status — the compaction rows of the conversation's contexts;
+* cost / cache-read share — the conversation's reported usage rows, through
+  ``timeline_usage_conv_at_idx``.
 """
 
 from __future__ import annotations
@@ -20,9 +22,13 @@ from typing import TYPE_CHECKING, Any, cast
 from django.core.paginator import Page, Paginator
 from django.db import connections
 from django.db.models import (
+    BigIntegerField,
+    Case,
     Count,
+    DecimalField,
     Exists,
     F,
+    FloatField,
     IntegerField,
     Max,
     Min,
@@ -31,6 +37,7 @@ from django.db.models import (
     QuerySet,
     Subquery,
     Sum,
+    When,
     Window,
 )
 from django.db.models.functions import Coalesce, Length, RowNumber, Substr
@@ -43,6 +50,7 @@ from timeline_app.models import (
     Compaction,
     Conversation,
     RenderRecord,
+    RenderUsage,
     Tenant,
     Timeline,
     block_count_of,
@@ -114,16 +122,52 @@ def conversation_admin_list() -> QuerySet[Conversation]:
         conversation=OuterRef("pk"), name=Timeline.DEFAULT_NAME
     )
     compactions = Compaction.objects.filter(**of_conversation)
-    return Conversation.objects.select_related("tenant").annotate(
-        turn_count=Coalesce(
-            _count(Block.objects.filter(**of_conversation, type=b.TURN_HEADER), "timeline__conversation"), 0
-        ),
-        block_count=Coalesce(block_count_of(timeline__conversation=OuterRef("pk")), 0),
-        visible_tokens=Coalesce(Subquery(main.values("visible_tokens")[:1], output_field=IntegerField()), 0),
-        compaction_count=Coalesce(
-            _count(compactions.filter(status=Compaction.Status.APPLIED), "timeline__conversation"), 0
-        ),
-        last_compaction_status=Subquery(compactions.order_by("-id").values("status")[:1]),
+    return (
+        Conversation.objects.select_related("tenant")
+        .annotate(
+            turn_count=Coalesce(
+                _count(Block.objects.filter(**of_conversation, type=b.TURN_HEADER), "timeline__conversation"),
+                0,
+            ),
+            block_count=Coalesce(block_count_of(timeline__conversation=OuterRef("pk")), 0),
+            visible_tokens=Coalesce(
+                Subquery(main.values("visible_tokens")[:1], output_field=IntegerField()), 0
+            ),
+            compaction_count=Coalesce(
+                _count(compactions.filter(status=Compaction.Status.APPLIED), "timeline__conversation"), 0
+            ),
+            last_compaction_status=Subquery(compactions.order_by("-id").values("status")[:1]),
+            usage_cost=_usage_sum("cost_usd", DecimalField(max_digits=30, decimal_places=12)),
+            usage_read_tokens=_usage_sum("cache_read_tokens", BigIntegerField()),
+            usage_input_tokens=_usage_sum(
+                F("uncached_input_tokens")
+                + F("cache_read_tokens")
+                + F("cache_write_5m_tokens")
+                + F("cache_write_1h_tokens"),
+                BigIntegerField(),
+            ),
+        )
+        .annotate(
+            # The cache-read share of reported input (null: nothing reported), sortable.
+            usage_read_share=Case(
+                When(usage_input_tokens__gt=0, then=F("usage_read_tokens") * 1.0 / F("usage_input_tokens")),
+                default=None,
+                output_field=FloatField(),
+            )
+        )
+    )
+
+
+def _usage_sum(expression: Any, output: Any) -> Subquery:
+    """A sum over the conversation's reported usage, as a scalar subquery (index
+    ``timeline_usage_conv_at_idx``)."""
+    return Subquery(
+        RenderUsage.objects.filter(conversation=OuterRef("pk"))
+        .order_by()
+        .values("conversation")
+        .annotate(total=Sum(expression))
+        .values("total")[:1],
+        output_field=output,
     )
 
 

@@ -19,11 +19,12 @@ from rest_framework import serializers
 from timeline_app.domain.blocks import PATH_PATTERN
 from timeline_app.domain.message_validation import storable_problems
 from timeline_app.domain.meta import meta_problem
-from timeline_app.domain.settings import SETTING_RANGES, SettingsError, validate_overrides
+from timeline_app.domain.settings import SETTING_RANGES, TEXT_SETTINGS, SettingsError, validate_overrides
 from timeline_app.domain.times import parse_iso
 from timeline_app.errors import DomainError
 from timeline_app.services.blocks import meta_limits
 from timeline_app.services.contexts import normalize_strategy
+from timeline_app.services.summarizers import summary_model_problem
 
 # RFC 3339 as Python reads it and PostgreSQL stores it: upper-case T and Z, seconds 00–59, offsets up
 # to ±14:00 (PostgreSQL refuses ±16:00), years 1000–8999 so that every time stays in range in UTC.
@@ -209,7 +210,18 @@ def _setting_schema(key: str, low: float, high: float) -> dict[str, Any]:
 SETTINGS_SCHEMA = {
     "type": "object",
     "description": "Overrides of the render and compaction settings (DESIGN §4).",
-    "properties": {key: _setting_schema(key, low, high) for key, (low, high) in SETTING_RANGES.items()},
+    "properties": {
+        **{key: _setting_schema(key, low, high) for key, (low, high) in SETTING_RANGES.items()},
+        **{
+            key: {
+                "type": "string",
+                "pattern": pattern,
+                "nullable": True,
+                "description": "the summarizer's model for this conversation, of the configured provider",
+            }
+            for key, pattern in TEXT_SETTINGS.items()
+        },
+    },
     "additionalProperties": False,
 }
 
@@ -219,9 +231,15 @@ class SettingsField(StrictDictField):
     def to_internal_value(self, data: Any) -> dict[str, Any]:
         value = super().to_internal_value(data)
         try:
-            return validate_overrides(value)
+            clean = validate_overrides(value)
         except SettingsError as exc:
             raise serializers.ValidationError(exc.details) from exc
+        model = clean.get("summary_model")
+        if model is not None:
+            problem = summary_model_problem(model)
+            if problem:
+                raise serializers.ValidationError({"summary_model": problem})
+        return clean
 
 
 # Rejects fields it does not know, so a typo never silently does nothing. (A comment, not a

@@ -46,6 +46,13 @@ def render_options(data: dict[str, Any], *, cache_key: str = "") -> RenderOption
     )
 
 
+def _head_digest(system: str, tools_tokens: int) -> str:
+    """What identifies the request's head in the cache fingerprint: the system prompt's hash, and
+    the tool definitions' size when the caller gives it (tools precede the system prompt)."""
+    digest = hashlib.sha256(system.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{digest}|tools={tools_tokens}" if tools_tokens else digest
+
+
 class RenderView(TenantView):
     """Blocks with cache points, token counts, and what this render compacted or pruned."""
 
@@ -67,7 +74,10 @@ class RenderView(TenantView):
             system_tokens=system_tokens,
             max_tokens=data.get("max_tokens"),
             force_sanitize=data["force_sanitize"],
-            system_digest=hashlib.sha256(data.get("system", "").encode("utf-8", "surrogatepass")).hexdigest(),
+            system_digest=_head_digest(data.get("system", ""), data["tools_tokens"]),
+            model=data.get("model", ""),
+            tools_tokens=data["tools_tokens"],
+            system_text=data.get("system", ""),
         )
         return Response(s.RenderOut(outcome, context={"debug": data["debug"]}).data)
 

@@ -7,6 +7,7 @@ import base64
 from typing import Any, get_args
 
 from django.conf import settings
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.fields import empty
 
@@ -30,6 +31,7 @@ from timeline_app.rendering.ttl import TtlStatus
 from timeline_app.selectors.blocks import block_is_compacted
 
 TYPE_REGEX = r"^[a-z][a-z0-9_.\-]{0,63}$"
+MODEL_REGEX = r"^[A-Za-z0-9][A-Za-z0-9_.:/@\-]{0,99}$"
 TURN_ID_REGEX = r"^[A-Za-z0-9][A-Za-z0-9_.:\-]{0,127}$"
 # A started turn's blocks get client ids `turn:<turn_id>:header` and `turn:<turn_id>:att:<name>`,
 # stored in 128 characters: a turn id of at most 64 and attachment names of at most 54 fit.
@@ -147,6 +149,21 @@ class RenderIn(StrictSerializer):
         child=StrictCharField(regex=TYPE_REGEX), required=False, default=list, max_length=100
     )
     now = IsoDateTimeStringField(required=False, max_length=40)
+    model = StrictCharField(
+        required=False,
+        max_length=100,
+        regex=MODEL_REGEX,
+        help_text="the model the call will use: the usage forecast applies its minimum cacheable length "
+        "(default: TIMELINE_FORECAST_MODEL)",
+    )
+    tools_tokens = StrictIntegerField(
+        required=False,
+        min_value=0,
+        max_value=10_000_000,
+        default=0,
+        help_text="tokens of the tool definitions the call sends (before the system prompt): counted "
+        "in the usage forecast and its cache fingerprint",
+    )
     debug = StrictBooleanField(
         required=False,
         default=False,
@@ -207,8 +224,32 @@ class CacheOut(serializers.Serializer[Any]):
     )
 
 
+class CacheCreationOut(serializers.Serializer[Any]):
+    ephemeral_5m_input_tokens = serializers.IntegerField()
+    ephemeral_1h_input_tokens = serializers.IntegerField()
+
+
+class UsageForecastOut(serializers.Serializer[Any]):
+    """What the provider will bill this render's input as, by its documented caching rules applied
+    to this context's recent renders (Anthropic's usage field names)."""
+
+    provider = serializers.ChoiceField(choices=["anthropic", "openai"])
+    model = serializers.CharField(help_text="the model assumed (empty: the provider's default rules)")
+    input_tokens = serializers.IntegerField(help_text="every input token of the request")
+    cache_read_input_tokens = serializers.IntegerField()
+    cache_creation_input_tokens = serializers.IntegerField()
+    cache_creation = CacheCreationOut()
+    uncached_input_tokens = serializers.IntegerField()
+    hit = serializers.BooleanField(help_text="whether any input is read from the cache")
+
+
 class RenderOut(serializers.Serializer[Any]):
     """From a ``RenderOutcome``."""
+
+    render_id = serializers.CharField(
+        allow_null=True, help_text="this render's id: report the call's usage to …/renders/{render_id}/usage/"
+    )
+    usage_forecast = serializers.SerializerMethodField()
 
     blocks = serializers.ListField(
         source="rendered.blocks",
@@ -248,6 +289,11 @@ class RenderOut(serializers.Serializer[Any]):
         required=False,
         help_text="text format with `debug: true` only: the stream with =>[k] marks",
     )
+
+    @extend_schema_field(UsageForecastOut(allow_null=True))
+    def get_usage_forecast(self, outcome: Any) -> dict[str, Any] | None:
+        forecast = outcome.forecast
+        return forecast.as_dict() if forecast is not None else None
 
     def to_representation(self, instance: Any) -> dict[str, Any]:
         body = dict(super().to_representation(instance))

@@ -1,6 +1,6 @@
 from django.urls import include, path, re_path
 
-from timeline_app.api import compactions, contexts, conversations, exports, render, timelines
+from timeline_app.api import compactions, contexts, conversations, exports, render, timelines, usage
 
 CONV = r"(?P<conv>[A-Za-z0-9][A-Za-z0-9_.\-]{0,63})"
 CONTEXT = r"(?P<context>[a-z][a-z0-9_]{0,63})"
@@ -20,10 +20,13 @@ timeline_patterns = [
     path("timeline/", exports.TimelineExportView.as_view()),
     path("messages/", contexts.MessagesView.as_view()),
     path("messages/pop/", contexts.MessagePopView.as_view()),
+    re_path(r"^renders/(?P<render_id>rnd_[A-Za-z0-9_\-]{1,28})/usage/$", usage.UsageReportView.as_view()),
+    path("usage/", usage.ConversationUsageView.as_view()),
 ]
 
 urlpatterns = [
     path("conversations/", conversations.ConversationListView.as_view(), name="conversation-list"),
+    path("usage/", usage.TenantUsageView.as_view(), name="usage-list"),
     path("conversations/import/", exports.TimelineImportView.as_view(), name="conversation-import"),
     re_path(
         rf"^conversations/{CONV}/$",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
@@ -29,6 +30,9 @@ class RenderSettings:
     # Native Anthropic format: no cache marker whose prefix is shorter (the provider's minimum
     # cacheable length; below it the request succeeds and silently caches nothing).
     cache_min_tokens: int = 1024
+    # The model the LLM summarizer uses for this conversation (None: TIMELINE_SUMMARY_MODEL). The
+    # shell checks it against the configured summarizer's provider.
+    summary_model: str | None = None
 
     @property
     def effective_keep_recent_tokens(self) -> int:
@@ -60,6 +64,9 @@ _RANGES: dict[str, tuple[float, float]] = {
     "cache_min_tokens": (0, 100_000),
 }
 SETTING_KEYS = tuple(f.name for f in fields(RenderSettings))
+# Settings that hold text, with the pattern they must match (schema and validation).
+MODEL_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:/@\-]{0,99}$"
+TEXT_SETTINGS: dict[str, str] = {"summary_model": MODEL_NAME_PATTERN}
 # Public: the API declares these ranges in its OpenAPI schema.
 SETTING_RANGES = _RANGES
 
@@ -71,6 +78,12 @@ def validate_overrides(overrides: Any) -> dict[str, Any]:
     errors: dict[str, str] = {}
     clean: dict[str, Any] = {}
     for key, value in overrides.items():
+        if key in TEXT_SETTINGS:
+            if value is not None and (not isinstance(value, str) or not re.match(TEXT_SETTINGS[key], value)):
+                errors[key] = "must be a model name (letters, digits, _.:/@-; at most 100) or null"
+            else:
+                clean[key] = value
+            continue
         if key not in _RANGES:
             errors[key] = "unknown setting"
             continue

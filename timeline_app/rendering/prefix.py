@@ -81,6 +81,21 @@ def checkpoint_position(j: int, *, stride: int, count: int) -> int:
     return min((j + 1) * stride, count) - 1
 
 
+def stored_checkpoints(digests: bytes, *, stride: int, count: int) -> list[tuple[int, bytes]]:
+    """A record's stored cumulative digests with the segment index each ends: ``(index, digest)``
+    (a ``LEGACY_STRIDE`` record has one per segment; ``count`` is unknown for it)."""
+    n = len(digests) // DIGEST_BYTES
+    if stride == LEGACY_STRIDE:
+        return [(i, digests[i * DIGEST_BYTES : (i + 1) * DIGEST_BYTES]) for i in range(n)]
+    return [
+        (
+            checkpoint_position(j, stride=stride, count=count),
+            digests[j * DIGEST_BYTES : (j + 1) * DIGEST_BYTES],
+        )
+        for j in range(n)
+    ]
+
+
 def chunk_seq_digest(seqs: Sequence[int]) -> bytes:
     """Which stored blocks a chunk holds, in order (8 bytes)."""
     return hashlib.sha256(struct.pack(f"<{len(seqs)}q", *seqs)).digest()[:DIGEST_BYTES]
@@ -96,7 +111,8 @@ class Prefix:
     paths: tuple[str, ...] = ()
     indices: tuple[int, ...] = ()
     seqs: tuple[int, ...] = ()
-    # The digest of what comes before the timeline (format, system prompt): the chain's start.
+    # The digest of what comes before the timeline (format, system prompt): the chain's start, and
+    # the usage forecast's first block (``rendering/usage/requests.py``).
     seed: bytes = b""
 
     @property

@@ -45,6 +45,7 @@ from timeline_app.services.compaction_claims import (
 )
 from timeline_app.services.conversations import timeline_lock
 from timeline_app.services.summarizers import SummaryDraft, configured_summarizer, draft_summary
+from timeline_app.services.usage import summary_cache_prefix, summary_usage_fields
 
 logger = logging.getLogger(__name__)
 
@@ -130,8 +131,11 @@ def compaction_run(
     summarizer: Summarizer | None = None,
     task_id: str = "",
     record_id: int | None = None,
+    now: datetime | None = None,
 ) -> CompactionOutcome:
     """Compact ``timeline`` if it needs it (or when forced). Safe to call concurrently.
+
+    ``now`` (the time the summary's cache check assumes; default: the clock) is for simulations.
 
     ``record_id``: the ``queued`` row of a ``POST …/compact/`` request, which this run claims and
     finishes (``skipped`` with the reason when there is nothing to do or another run is busy).
@@ -151,6 +155,7 @@ def compaction_run(
             summarizer=summarizer,
             task_id=task_id,
             record_id=record_id,
+            now=now,
         )
     except ConversationErased:
         # Not a failure: the tenant erased the conversation (or retention did); its claim went too.
@@ -168,6 +173,7 @@ def _run(
     summarizer: Summarizer | None,
     task_id: str,
     record_id: int | None,
+    now: datetime | None,
 ) -> CompactionOutcome:
     snap = _snapshot(timeline_id=timeline.pk, settings=settings, system_tokens=system_tokens, force=force)
     if snap.plan is None:
@@ -212,8 +218,9 @@ def _run(
             record=record,
             trigger=trigger,
             settings=settings,
-            summarizer=summarizer or configured_summarizer(),
+            summarizer=summarizer or configured_summarizer(model=settings.summary_model),
             started=started,
+            now=now or timezone.now(),
         )
     except ConversationErased:
         raise
@@ -237,6 +244,7 @@ def _summarize_and_apply(
     settings: RenderSettings,
     summarizer: Summarizer,
     started: float,
+    now: datetime,
 ) -> CompactionOutcome:
     plan = snap.plan
     assert plan is not None
@@ -249,6 +257,15 @@ def _summarize_and_apply(
     turn_id = selectors.timeline_current_turn_id(timeline=timeline) or (
         snap.window[-1].turn_id if snap.window else ""
     )
+    if hasattr(summarizer, "cached_prefix"):  # an LLM summarizer that can read the context's cache
+        summarizer.cached_prefix = summary_cache_prefix(
+            timeline=timeline,
+            window=snap.window,
+            plan=plan,
+            settings=settings,
+            model=summarizer.model,
+            now=now,
+        )
     draft = draft_summary(plan=plan, settings=settings, summarizer=summarizer, turn_id=turn_id)
     metrics.observe_summary(
         configured=summarizer.name,
@@ -284,6 +301,9 @@ def _record_fields(plan: CompactionPlan, draft: SummaryDraft) -> dict[str, Any]:
     return {
         "summarizer": draft.history.summarizer,
         "model": draft.history.model,
+        **summary_usage_fields(
+            model=draft.history.model, usage=draft.history.usage, cache=draft.history.cache
+        ),
         "error": draft.errors,
         "summarize_ms": draft.summarize_ms,
         "before_tokens": plan.before_tokens,

@@ -41,6 +41,7 @@ from timeline_app.services.compaction import CompactionOutcome, compaction_run
 from timeline_app.services.hiding import hides_store
 from timeline_app.services.render_history import render_record
 from timeline_app.services.summarizers import draft_summary, fallback_summarizer
+from timeline_app.services.usage import RenderForecast, render_forecast
 
 
 @dataclass(frozen=True)
@@ -55,13 +56,18 @@ class RenderOutcome:
     ignored_settings: dict[str, str] = field(default_factory=dict)
     # Why the provider's prompt cache could (not) reuse the previous render's prefix.
     cache: CacheReport | None = None
+    # The render record's public id and the usage forecast (None for a dry run).
+    render_id: str | None = None
+    forecast: RenderForecast | None = None
 
 
 def settings_key(settings: RenderSettings, options: RenderOptions) -> str:
     """A digest of what shapes the cacheable prefix besides the blocks: the settings, the format
     and the contribution filters (the tail's options do not count: the tail is never cached)."""
+    shaping = asdict(settings)
+    shaping.pop("summary_model")  # the summarizer's model shapes no render
     shape = {
-        "settings": asdict(settings),
+        "settings": shaping,
         "format": options.format,
         "cache_last": options.cache_last,
         "exclude": sorted(options.exclude_contributions),
@@ -146,11 +152,17 @@ def timeline_render(
     dry_run: bool = False,
     summarizer: Summarizer | None = None,
     system_digest: str = "",
+    model: str = "",
+    tools_tokens: int = 0,
+    system_text: str = "",
 ) -> RenderOutcome:
     """Render the timeline for one model call. ``dry_run`` persists nothing (admin preview).
 
-    ``system_digest`` identifies the system prompt in the cache fingerprint (its text's hash);
-    every render that is not a dry run is recorded with its cache explanation."""
+    ``system_digest`` identifies the system prompt (and tools) in the cache fingerprint; every
+    render that is not a dry run is recorded with its cache explanation and its usage forecast
+    for ``model`` (``tools_tokens`` of tool definitions precede the system prompt). ``system_text``
+    (the system prompt, when the caller gave it and no tools) is kept so a compaction can start its
+    summary request with this render's prefix while it is cached."""
     resolved = timeline_settings_resolved(timeline=timeline, max_tokens=max_tokens)
     settings = resolved.settings
     now = now or timezone.now()
@@ -160,6 +172,7 @@ def timeline_render(
     decision = plan_ttl_pruning(window, now=now, last_touch=timeline.cache_last_touch_at, settings=settings)
     if not dry_run:
         _persist_ttl(timeline=timeline, decision=decision, now=now)
+    window_before_hides = window
     window = apply_hides(window, decision.hides)
 
     wanted = force_sanitize or needs_compaction(window, system_tokens=system_tokens, settings=settings)
@@ -175,6 +188,7 @@ def timeline_render(
             force=force_sanitize,
             dry_run=dry_run,
             summarizer=summarizer,
+            now=now,
         )
     rendered = render_window(
         window,
@@ -189,6 +203,8 @@ def timeline_render(
         compaction if compaction is not None and compaction.status == Compaction.Outcome.APPLIED else None
     )
     report = None
+    forecast = None
+    render_id = None
     if not dry_run:  # a dry run neither compares with nor becomes the previous render
         key = settings_key(settings, options)
         summary_seq = window_summary_seq(window)
@@ -200,7 +216,15 @@ def timeline_render(
             settings_key=key,
             latest_compaction_id=summary_seq,
         )
-        render_record(
+        forecast = render_forecast(
+            timeline=timeline,
+            rendered=rendered,
+            format_name=options.format,
+            model=model,
+            head_tokens=system_tokens + tools_tokens,
+            now=now,
+        )
+        render_id = render_record(
             timeline=timeline,
             now=now,
             rendered=rendered,
@@ -211,7 +235,12 @@ def timeline_render(
             window=window,
             compaction_id=applied.compaction_id if applied is not None else None,
             inputs=render_inputs(settings=settings, options=options, system_digest=system_digest),
-        )
+            forecast=forecast,
+            pruned_tokens=_pruned_tokens(window_before_hides, decision),
+            format_name=options.format,
+            model=model,
+            system_text=system_text if not tools_tokens else "",
+        ).public_id
     return RenderOutcome(
         rendered=rendered,
         pruning_status=decision.status,
@@ -221,7 +250,17 @@ def timeline_render(
         settings=settings,
         ignored_settings=resolved.ignored,
         cache=report,
+        render_id=render_id,
+        forecast=forecast,
     )
+
+
+def _pruned_tokens(window: list[BlockValue], decision: TtlDecision) -> int:
+    """Tokens TTL pruning took out of this render: the hidden blocks' cost minus their replacements'."""
+    if not decision.hides:
+        return 0
+    tokens = {block.seq: block.effective_tokens for block in window}
+    return max(0, sum(tokens.get(h.seq, 0) - h.replacement_tokens for h in decision.hides))
 
 
 def _compact(
@@ -233,6 +272,7 @@ def _compact(
     force: bool,
     dry_run: bool,
     summarizer: Summarizer | None,
+    now: datetime,
 ) -> tuple[list[BlockValue], CompactionOutcome | None]:
     """Step 2 of the pipeline: the window after a compaction (a dry run previews one in memory)."""
     if dry_run:
@@ -250,6 +290,7 @@ def _compact(
         force=force,
         system_tokens=system_tokens,
         summarizer=summarizer,
+        now=now,
     )
     return strategy_window(timeline=timeline, window=selectors.visible_window(timeline=timeline)), compaction
 

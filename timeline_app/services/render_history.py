@@ -16,6 +16,7 @@ from timeline_app.models import RenderRecord, Timeline
 from timeline_app.rendering.pipeline import Rendered
 from timeline_app.rendering.prefix import CacheReport, Prefix
 from timeline_app.rendering.window_shape import WindowShape, window_shape
+from timeline_app.services.usage import RenderForecast
 
 
 def render_record(
@@ -30,17 +31,23 @@ def render_record(
     window: Sequence[BlockValue],
     compaction_id: int | None,
     inputs: dict[str, Any],
+    forecast: RenderForecast | None = None,
+    pruned_tokens: int = 0,
+    format_name: str = "",
+    model: str = "",
+    system_text: str = "",
 ) -> RenderRecord:
-    """Record one render and trim the timeline's history to ``TIMELINE_RENDER_HISTORY_MAX`` in the
-    same transaction: a timeline never holds more records than the cap, however fast it renders,
-    and only its own records are deleted. The timeline row is locked for those few statements so
-    concurrent renders of one timeline trim in turn (their counts add up). Of a conversation erased
-    meanwhile (the erase holds the context's row until it commits) there is no row left to lock:
-    ``ConversationErased``, never a record left behind.
+    """Record one render under a new public id and trim the timeline's history to
+    ``TIMELINE_RENDER_HISTORY_MAX`` in the same transaction: a timeline never holds more records
+    than the cap, however fast it renders, and only its own records are deleted. The timeline row
+    is locked for those few statements so concurrent renders of one timeline trim in turn (their
+    counts add up). Of a conversation erased meanwhile (the erase holds the context's row until it
+    commits) there is no row left to lock: ``ConversationErased``, never a record left behind.
 
     ``window`` (the blocks rendered, with their hide state) and ``inputs``
     (``recorded_inputs.render_inputs``) let the admin render it again: the record keeps the
-    window's shape (``replay.window_shape``), not its blocks."""
+    window's shape (``window_shape.window_shape``), not its blocks. ``forecast`` and the rest are the
+    usage forecast's and the cache-reading compaction's (``services/usage.py``)."""
     prefix = rendered.prefix
     shape = window_shape(window)  # before the lock: O(window) in Python
     with transaction.atomic():
@@ -58,6 +65,11 @@ def render_record(
             compaction_id=compaction_id,
             inputs=inputs,
             prefix=prefix,
+            forecast=forecast,
+            pruned_tokens=pruned_tokens,
+            format_name=format_name,
+            model=model,
+            system_text=system_text,
         )
         timeline_history_trim(timeline=timeline, keep=settings.TIMELINE_RENDER_HISTORY_MAX)
     return record
@@ -86,6 +98,11 @@ def _insert(
     compaction_id: int | None,
     inputs: dict[str, Any],
     prefix: Prefix,
+    forecast: RenderForecast | None,
+    pruned_tokens: int,
+    format_name: str,
+    model: str,
+    system_text: str,
 ) -> RenderRecord:
     fingerprint = prefix.fingerprint()
     return RenderRecord.objects.create(
@@ -117,6 +134,14 @@ def _insert(
         window_skipped_seqs=shape.skipped_seqs,
         hidden_seqs=shape.hidden_seqs,
         render_inputs=inputs,
+        public_id=RenderRecord.new_public_id(),
+        usage_forecast=forecast.as_dict() if forecast is not None else {},
+        cache_head=forecast.cache_head if forecast is not None else "",
+        cache_touched=forecast.cache_touched if forecast is not None else [],
+        pruned_tokens=pruned_tokens,
+        format=format_name,
+        model=model,
+        system_text=system_text,
     )
 
 

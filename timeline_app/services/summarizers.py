@@ -1,8 +1,9 @@
 """The configured summarizer (shell: reads settings), and a summary drafted with it.
 
 Precedence: ``TIMELINE_SUMMARIZER_CLASS`` (a dotted path to a class or factory called with no
-arguments), then ``TIMELINE_SUMMARIZER`` (``anthropic`` or ``extractive``). The extractive
-summarizer is always the fallback.
+arguments), then ``TIMELINE_SUMMARIZER`` (``anthropic``, ``openai`` or ``extractive``). The
+extractive summarizer is always the fallback. A conversation's ``summary_model`` setting picks the
+LLM summarizer's model for that conversation.
 """
 
 from __future__ import annotations
@@ -23,9 +24,13 @@ from timeline_app.domain.costs import block_tokens
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.domain.times import iso_utc
 from timeline_app.models import Block
+from timeline_app.rendering.usage.pricing import price_for
+from timeline_app.services.usage import prices
 
 
-def configured_summarizer() -> Summarizer:
+def configured_summarizer(*, model: str | None = None) -> Summarizer:
+    """The configured summarizer; ``model`` (a conversation's ``summary_model``) overrides
+    ``TIMELINE_SUMMARY_MODEL`` for the LLM summarizers."""
     dotted = settings.TIMELINE_SUMMARIZER_CLASS
     if dotted:
         return _custom_summarizer(dotted)
@@ -35,11 +40,43 @@ def configured_summarizer() -> Summarizer:
 
         return AnthropicSummarizer(
             api_key=settings.ANTHROPIC_API_KEY,
-            model=settings.TIMELINE_SUMMARY_MODEL,
+            model=model or settings.TIMELINE_SUMMARY_MODEL,
             max_retries=settings.TIMELINE_ANTHROPIC_MAX_RETRIES,
             timeout=settings.TIMELINE_ANTHROPIC_TIMEOUT_SECONDS,
         )
+    if settings.TIMELINE_SUMMARIZER == "openai":
+        from compaction.openai_summarizer import OpenAISummarizer
+
+        return OpenAISummarizer(
+            api_key=settings.OPENAI_API_KEY,
+            model=model or settings.TIMELINE_SUMMARY_MODEL,
+            base_url=settings.TIMELINE_OPENAI_BASE_URL or None,
+            max_retries=settings.TIMELINE_OPENAI_MAX_RETRIES,
+            timeout=settings.TIMELINE_OPENAI_TIMEOUT_SECONDS,
+            token_limit_param=settings.TIMELINE_OPENAI_TOKEN_LIMIT_PARAM,
+        )
     return ExtractiveSummarizer()
+
+
+def summary_model_problem(model: str) -> str | None:
+    """Why ``model`` cannot be a conversation's ``summary_model`` under the configured summarizer
+    (None: it can). Anthropic takes Claude models; an OpenAI-compatible server takes any name but
+    those the price table lists as Anthropic's; the extractive summarizer takes none."""
+    if settings.TIMELINE_SUMMARIZER_CLASS:
+        return None  # a custom summarizer reads its own settings
+    provider = settings.TIMELINE_SUMMARIZER
+    if provider == "anthropic":
+        return (
+            None
+            if model.startswith("claude-")
+            else "the anthropic summarizer takes a Claude model (claude-…)"
+        )
+    if provider == "openai":
+        priced = price_for(prices(), model)
+        if priced is not None and priced[1].provider != "openai":
+            return f"{model} is an {priced[1].provider} model; the summarizer is OpenAI-compatible"
+        return None
+    return "no LLM summarizer is configured (TIMELINE_SUMMARIZER=extractive)"
 
 
 def fallback_summarizer() -> Summarizer:

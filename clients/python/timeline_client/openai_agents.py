@@ -211,6 +211,8 @@ class TimelineSession:
         self.settings = dict(settings) if settings else None
         self.session_settings = session_settings or SessionSettings()
         self._conversation_ready = False
+        # The render behind the latest get_items (``summarize`` strategy): what report_usage reports on.
+        self.last_render_id: str | None = None
 
     def __repr__(self) -> str:
         return f"TimelineSession({self.session_id!r}, context={self.context.name!r})"
@@ -238,6 +240,32 @@ class TimelineSession:
         shows (the full history ``get_items`` would return without compaction)."""
         return await asyncio.to_thread(self.get_all_items_sync)
 
+    def report_usage(self, result: Any, *, model: str | None = None) -> dict[str, Any] | None:
+        """Report what a run cost against the render its items came from (the latest
+        ``get_items``): ``result`` is the ``RunResult`` (its ``context_wrapper.usage``) or an
+        ``agents.usage.Usage``; the model is the run's last agent's when it is a name, else give
+        ``model``. The framework exposes the run's total, so a run of several model calls reports
+        them all on that one render. None when there is no render to report on (another
+        strategy, or no ``get_items`` yet). Blocking; safe to repeat."""
+        if self.last_render_id is None:
+            return None
+        wrapper = getattr(result, "context_wrapper", None)
+        usage = getattr(wrapper, "usage", None) if wrapper is not None else result
+        details = getattr(usage, "input_tokens_details", None)
+        body = {
+            "input_tokens": int(getattr(usage, "input_tokens", 0)),
+            "output_tokens": int(getattr(usage, "output_tokens", 0)),
+            "total_tokens": int(getattr(usage, "total_tokens", 0)),
+            "input_tokens_details": {"cached_tokens": int(getattr(details, "cached_tokens", 0) or 0)},
+        }
+        agent_model = getattr(getattr(result, "last_agent", None), "model", None)
+        name = model or (agent_model if isinstance(agent_model, str) else None)
+        if not name:
+            raise ValueError("the run names no model: pass model=")
+        return self.client.report_usage(
+            self.last_render_id, body, model=name, conversation=self.session_id, context=self.context.name
+        )
+
     # -- the same, blocking
 
     def get_items_sync(self, limit: int | None = None) -> list[Any]:
@@ -247,6 +275,7 @@ class TimelineSession:
             if strategy == "summarize":
                 rendered = self.context.render(format="openai", include_sources=False, include_announce=False)
                 messages = rendered["blocks"]
+                self.last_render_id = rendered.get("render_id")
             else:
                 messages = [m.to_dict() for m in self.context.messages]
         except TimelineAPIError as exc:

@@ -33,6 +33,33 @@ def is_context_limit_error(exc: BaseException) -> bool:
     return any(_CONTEXT_LIMIT.search(text) for text in texts)
 
 
+RENDERS_REMEMBERED = 1024
+USAGE_KEYS = ("input_tokens", "prompt_tokens")
+
+
+def _plain(value: Any) -> Any:
+    """An SDK (pydantic) object as JSON-ready data; dicts and lists as they are."""
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    to_dict = getattr(value, "to_dict", None)
+    return to_dict() if callable(to_dict) else value
+
+
+def usage_of(response: Any) -> tuple[dict[str, Any], str]:
+    """``(usage, model)`` of an SDK response, its dict, or a bare usage object (model "")."""
+    data = _plain(response)
+    if not isinstance(data, dict):
+        raise TypeError("expected an SDK response, its dict, or a usage object")
+    if any(key in data for key in USAGE_KEYS):
+        return data, ""
+    usage = _plain(data.get("usage"))
+    if not isinstance(usage, dict):
+        raise ValueError("the response carries no usage object")
+    model = data.get("model")
+    return usage, model if isinstance(model, str) else ""
+
+
 def attachment(
     name: str, mime: str, *, data: bytes | None = None, text: str = "", summary: str = ""
 ) -> dict[str, Any]:
@@ -69,6 +96,8 @@ class TimelineClient:
         self.transport = Transport(
             base_url, api_key, timeout=timeout, client=http_client, retries=retries, max_backoff=max_backoff
         )
+        # render_id → (conversation, context) of the latest renders, for report_usage.
+        self._renders: dict[str, tuple[str, str]] = {}
 
     def close(self) -> None:
         self.transport.close()
@@ -150,17 +179,82 @@ class TimelineClient:
         """Render for the next model call. Options: ``format``, ``include_sources``, ``include_announce``,
         ``cache_last``, ``force_sanitize``, ``system`` or ``system_tokens``, ``max_tokens``, ``announce``,
         ``exclude_contributions``, ``include_only_contributions``, ``now``, ``debug`` (text format: add the
-        stream with its cache marks).
+        stream with its cache marks), ``model`` and ``tools_tokens`` (for the ``usage_forecast``).
 
         With a native format (``anthropic_messages``, ``openai_responses``, ``openai_chat``) the answer
         is a :class:`NativeRequest`: the SDK call's keyword arguments, ready for
         ``anthropic.messages.create(model=…, max_tokens=…, tools=…, **kwargs)`` (or ``responses.create``,
         ``chat.completions.create``), with the whole render answer in ``.render``. Declare your tools
         under ``provider_tool_name(name)`` (``timeline_client.tool_names``)."""
-        answer = self.transport.request("POST", self._path(conversation, context, "render/"), json=options)
+        answer: dict[str, Any] = self.transport.request(
+            "POST", self._path(conversation, context, "render/"), json=options
+        )
+        render_id = answer.get("render_id")
+        if isinstance(render_id, str):
+            self._renders[render_id] = (conversation, context)
+            while len(self._renders) > RENDERS_REMEMBERED:
+                self._renders.pop(next(iter(self._renders)))
         if options.get("format") in NATIVE_FORMATS:
             return NativeRequest(answer)
-        return answer  # type: ignore[no-any-return]
+        return answer
+
+    # -- cost
+
+    def report_usage(
+        self,
+        render: dict[str, Any] | str,
+        response: Any,
+        *,
+        model: str | None = None,
+        cache_miss_reason: str | None = None,
+        conversation: str | None = None,
+        context: str | None = None,
+    ) -> dict[str, Any]:
+        """Report what the provider billed for the call made with ``render`` (a :meth:`render`
+        answer, a :class:`NativeRequest`, or its ``render_id``). ``response`` is the SDK's response (Anthropic ``Message``,
+        OpenAI ``ChatCompletion`` or ``Response``), its dict, or its ``usage`` alone (then give
+        ``model``). The conversation and context are remembered from :meth:`render`; give them when
+        the render was made by another client. Safe to repeat: the same report answers the stored row.
+        """
+        if isinstance(render, NativeRequest):
+            render = render.render
+        render_id = render if isinstance(render, str) else render["render_id"]
+        if conversation is None:
+            if render_id not in self._renders:
+                raise ValueError(
+                    "unknown render: pass conversation= (and context=) for a render made elsewhere"
+                )
+            conversation, remembered_context = self._renders[render_id]
+            context = context or remembered_context
+        usage, response_model = usage_of(response)
+        body: dict[str, Any] = {"usage": usage, "model": model or response_model}
+        if not body["model"]:
+            raise ValueError("the response names no model: pass model=")
+        if cache_miss_reason is not None:
+            body["cache_miss_reason"] = cache_miss_reason
+        path = self._path(conversation, context or "main", f"renders/{render_id}/usage/")
+        return self.transport.request("POST", path, json=body)  # type: ignore[no-any-return]
+
+    def usage(self, conversation: str, *, context: str | None = None) -> dict[str, Any]:
+        """Totals of a conversation (every context), or of one ``context``: cost, savings, cache-read
+        share, forecast accuracy, unexplained misses (with the first changed path)."""
+        path = (
+            self._path(conversation, context, "usage/")
+            if context
+            else f"/api/v1/conversations/{conversation}/usage/"
+        )
+        return self.transport.request("GET", path)  # type: ignore[no-any-return]
+
+    def tenant_usage(self, *, since: str | None = None, until: str | None = None) -> Iterable[dict[str, Any]]:
+        """The tenant's usage per conversation for renders in ``[since, until)`` (follows the pages)."""
+        params = {key: value for key, value in (("since", since), ("until", until)) if value}
+        page = self.transport.request("GET", "/api/v1/usage/", params=params)
+        while True:
+            yield from page["results"]
+            if not page["next"]:
+                return
+            cursor = httpx.URL(page["next"]).params.get("cursor")
+            page = self.transport.request("GET", "/api/v1/usage/", params={**params, "cursor": cursor})
 
     def compact(
         self, conversation: str, *, force: bool = False, wait: bool = False, context: str = "main"

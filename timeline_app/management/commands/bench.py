@@ -1,8 +1,8 @@
-"""``python manage.py bench append|engine|compaction|storage|export|all`` (speed and size goals as ratios,
-measured in one run), ``bench load --url …`` (simulated agents against a running stack), ``bench
-formats`` (native renders of random timelines), ``bench quality`` (what survives a compaction:
-docs/quality.md) and ``bench cache-cost`` (billed prompt-cache cost per format on a simulated
-agent run)."""
+"""``python manage.py bench append|engine|compaction|storage|export|cost|all`` (speed and size goals as
+ratios, measured in one run; ``cost``: forecast agreement with a provider-cache simulator, docs/cost.md),
+``bench load --url …`` (simulated agents against a running stack), ``bench formats`` (native renders of
+random timelines), ``bench quality`` (what survives a compaction: docs/quality.md) and ``bench
+cache-cost`` (billed prompt-cache cost per format on a simulated agent run)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 from timeline_app.benchmarks import cache_cost, formats, load, quality
 
-SUITES = ("append", "engine", "compaction", "storage", "export")
+SUITES = ("append", "engine", "compaction", "storage", "export", "cost")
 
 
 def unapplied_migrations() -> int:

@@ -1,0 +1,158 @@
+"""Prices per model in exact decimals (US dollars per million tokens), and what a call cost.
+
+Defaults are the providers' published list prices as read on ``PRICES_TAKEN_ON``; settings
+override or extend them (``TIMELINE_PRICES``). Anthropic bills cache writes at 1.25× (5 minutes)
+or 2× (1 hour) the input price and cache reads at 0.1×; OpenAI bills no cache writes and reads at
+its "cached input" price.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from .forecast import Provider, model_entry
+
+PRICES_TAKEN_ON = "2026-11-25"
+MILLION = Decimal(1_000_000)
+
+
+@dataclass(frozen=True)
+class Price:
+    provider: Provider
+    input: Decimal
+    output: Decimal
+    cache_write_5m: Decimal
+    cache_write_1h: Decimal
+    cache_read: Decimal
+
+
+def _anthropic(input_price: str, output_price: str) -> Price:
+    base = Decimal(input_price)
+    return Price(
+        provider="anthropic",
+        input=base,
+        output=Decimal(output_price),
+        cache_write_5m=base * Decimal("1.25"),
+        cache_write_1h=base * 2,
+        cache_read=base * Decimal("0.1"),
+    )
+
+
+def _openai(input_price: str, cached_price: str, output_price: str) -> Price:
+    base = Decimal(input_price)
+    return Price(
+        provider="openai",
+        input=base,
+        output=Decimal(output_price),
+        cache_write_5m=base,
+        cache_write_1h=base,
+        cache_read=Decimal(cached_price),
+    )
+
+
+DEFAULT_PRICES: dict[str, Price] = {
+    "claude-opus-4-6": _anthropic("5", "25"),
+    "claude-opus-4-5": _anthropic("5", "25"),
+    "claude-opus-4-1": _anthropic("15", "75"),
+    "claude-opus-4": _anthropic("15", "75"),
+    "claude-sonnet-4-6": _anthropic("3", "15"),
+    "claude-sonnet-4-5": _anthropic("3", "15"),
+    "claude-sonnet-4": _anthropic("3", "15"),
+    "claude-3-7-sonnet": _anthropic("3", "15"),
+    "claude-haiku-4-5": _anthropic("1", "5"),
+    "claude-3-5-haiku": _anthropic("0.80", "4"),
+    "claude-3-haiku": _anthropic("0.25", "1.25"),
+    "gpt-5": _openai("1.25", "0.125", "10"),
+    "gpt-5-mini": _openai("0.25", "0.025", "2"),
+    "gpt-5-nano": _openai("0.05", "0.005", "0.40"),
+    "gpt-4.1": _openai("2", "0.50", "8"),
+    "gpt-4.1-mini": _openai("0.40", "0.10", "1.60"),
+    "gpt-4.1-nano": _openai("0.10", "0.025", "0.40"),
+    "gpt-4o": _openai("2.50", "1.25", "10"),
+    "gpt-4o-mini": _openai("0.15", "0.075", "0.60"),
+}
+
+PRICE_FIELDS = ("input", "output", "cache_write_5m", "cache_write_1h", "cache_read")
+
+
+def price_table(overrides: Mapping[str, Mapping[str, Any]]) -> dict[str, Price]:
+    """The default table with ``overrides`` applied: ``{model: {provider?, input, output,
+    cache_write_5m?, cache_write_1h?, cache_read?}}``, prices as decimal strings per million
+    tokens. A missing cache price follows the provider's multipliers. ``ValueError`` on a bad row."""
+    table = dict(DEFAULT_PRICES)
+    for model, row in overrides.items():
+        if not isinstance(row, Mapping):
+            raise ValueError(f"{model}: a price row must be an object")
+        unknown = set(row) - {"provider", *PRICE_FIELDS}
+        if unknown:
+            raise ValueError(f"{model}: unknown keys {sorted(unknown)}")
+        base = table.get(model)
+        provider = row.get("provider", base.provider if base else None)
+        if provider not in ("anthropic", "openai"):
+            raise ValueError(f"{model}: provider must be 'anthropic' or 'openai'")
+        try:
+            values = {name: Decimal(str(row[name])) for name in PRICE_FIELDS if name in row}
+        except ArithmeticError as exc:
+            raise ValueError(f"{model}: prices must be decimal numbers") from exc
+        if any(not value.is_finite() or value < 0 for value in values.values()):
+            raise ValueError(f"{model}: prices must be finite and >= 0")
+        if base is None and not {"input", "output"} <= set(values):
+            raise ValueError(f"{model}: input and output prices are required")
+        if base is None:
+            input_price, output_price = values["input"], values["output"]
+        else:
+            input_price, output_price = values.get("input", base.input), values.get("output", base.output)
+        if base is not None and base.provider == provider and "input" not in values:
+            defaults = base
+        elif provider == "anthropic":
+            defaults = _anthropic(str(input_price), str(output_price))
+        else:  # an OpenAI-compatible model without a cached price gets no discount
+            defaults = _openai(str(input_price), str(input_price), str(output_price))
+        table[model] = Price(
+            provider=provider,
+            input=input_price,
+            output=output_price,
+            cache_write_5m=values.get("cache_write_5m", defaults.cache_write_5m),
+            cache_write_1h=values.get("cache_write_1h", defaults.cache_write_1h),
+            cache_read=values.get("cache_read", defaults.cache_read),
+        )
+    return table
+
+
+def price_for(table: Mapping[str, Price], model: str) -> tuple[str, Price] | None:
+    key = model_entry(table, model)
+    return (key, table[key]) if key is not None else None
+
+
+@dataclass(frozen=True)
+class TokenCounts:
+    """Billed tokens of one call, by kind (a normalised provider usage object)."""
+
+    uncached_input: int
+    cache_read: int
+    cache_write_5m: int
+    cache_write_1h: int
+    output: int
+
+    @property
+    def input_total(self) -> int:
+        return self.uncached_input + self.cache_read + self.cache_write_5m + self.cache_write_1h
+
+
+def call_cost(price: Price, tokens: TokenCounts) -> Decimal:
+    """What the call cost, in dollars, exactly."""
+    return (
+        tokens.uncached_input * price.input
+        + tokens.cache_read * price.cache_read
+        + tokens.cache_write_5m * price.cache_write_5m
+        + tokens.cache_write_1h * price.cache_write_1h
+        + tokens.output * price.output
+    ) / MILLION
+
+
+def cost_without_cache(price: Price, tokens: TokenCounts) -> Decimal:
+    """What the same call would have cost with no prompt caching: all input at the input price."""
+    return (tokens.input_total * price.input + tokens.output * price.output) / MILLION

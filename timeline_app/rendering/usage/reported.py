@@ -1,0 +1,118 @@
+"""A provider's usage object, as its SDK returns it, read into billed tokens by kind (pure).
+
+Shapes accepted (extra keys the SDKs add, such as ``service_tier`` or ``server_tool_use``, are
+ignored):
+
+* Anthropic Messages ``usage``: ``input_tokens`` (the uncached remainder), ``output_tokens``,
+  ``cache_creation_input_tokens``, ``cache_read_input_tokens`` and optionally ``cache_creation:
+  {ephemeral_5m_input_tokens, ephemeral_1h_input_tokens}`` (without it every write is 5-minute);
+* OpenAI Chat Completions ``usage``: ``prompt_tokens``, ``completion_tokens``,
+  ``prompt_tokens_details.cached_tokens`` (and ``cache_write_tokens`` when the SDK reports it);
+* OpenAI Responses ``usage``: ``input_tokens``, ``output_tokens``,
+  ``input_tokens_details.cached_tokens`` (and ``cache_write_tokens``).
+
+OpenAI's written tokens are counted as cache writes (``cache_write_5m``), priced at the price
+table's ``cache_write_5m`` for the model, which defaults to the plain input price (OpenAI publishes
+no write surcharge).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .forecast import Provider
+from .pricing import TokenCounts
+
+MAX_TOKENS = 100_000_000
+CACHE_MISS_REASONS = (
+    "model_changed",
+    "system_changed",
+    "tools_changed",
+    "messages_changed",
+    "previous_message_not_found",
+    "unavailable",
+)
+
+
+class UsageError(ValueError):
+    def __init__(self, message: str, field: str):
+        super().__init__(message)
+        self.field = field
+
+
+@dataclass(frozen=True)
+class ReportedUsage:
+    provider: Provider
+    tokens: TokenCounts
+
+
+def _count(usage: Mapping[str, Any], key: str, *, where: str, required: bool = True) -> int:
+    value = usage.get(key)
+    if value is None:
+        if required:
+            raise UsageError(f"{where}{key} is required", f"{where}{key}")
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TOKENS:
+        raise UsageError(f"{where}{key} must be an integer between 0 and {MAX_TOKENS}", f"{where}{key}")
+    return int(value)
+
+
+def _details(usage: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = usage.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise UsageError(f"{key} must be an object", key)
+    return value
+
+
+def read_usage(usage: Any) -> ReportedUsage:
+    """Billed tokens by kind; ``UsageError`` names the offending field of a malformed object."""
+    if not isinstance(usage, Mapping):
+        raise UsageError("usage must be an object", "usage")
+    if "prompt_tokens" in usage:
+        details = _details(usage, "prompt_tokens_details")
+        return _openai(
+            _count(usage, "prompt_tokens", where=""),
+            _count(details, "cached_tokens", where="prompt_tokens_details.", required=False),
+            _count(details, "cache_write_tokens", where="prompt_tokens_details.", required=False),
+            _count(usage, "completion_tokens", where="", required=False),
+            "prompt_tokens_details",
+        )
+    if "input_tokens_details" in usage or "total_tokens" in usage:
+        details = _details(usage, "input_tokens_details")
+        return _openai(
+            _count(usage, "input_tokens", where=""),
+            _count(details, "cached_tokens", where="input_tokens_details.", required=False),
+            _count(details, "cache_write_tokens", where="input_tokens_details.", required=False),
+            _count(usage, "output_tokens", where="", required=False),
+            "input_tokens_details",
+        )
+    if "input_tokens" not in usage:
+        raise UsageError(
+            "not a usage object: expected Anthropic's input_tokens or OpenAI's prompt_tokens", "usage"
+        )
+    uncached = _count(usage, "input_tokens", where="")
+    created = _count(usage, "cache_creation_input_tokens", where="", required=False)
+    read = _count(usage, "cache_read_input_tokens", where="", required=False)
+    output = _count(usage, "output_tokens", where="", required=False)
+    by_ttl = _details(usage, "cache_creation")
+    if by_ttl:
+        five = _count(by_ttl, "ephemeral_5m_input_tokens", where="cache_creation.", required=False)
+        hour = _count(by_ttl, "ephemeral_1h_input_tokens", where="cache_creation.", required=False)
+        if five + hour != created:
+            raise UsageError(
+                "cache_creation's 5m and 1h tokens must add up to cache_creation_input_tokens",
+                "cache_creation",
+            )
+    else:
+        five, hour = created, 0
+    return ReportedUsage("anthropic", TokenCounts(uncached, read, five, hour, output))
+
+
+def _openai(prompt: int, cached: int, written: int, output: int, details: str) -> ReportedUsage:
+    if cached + written > prompt:
+        raise UsageError("cached and written tokens cannot exceed the input tokens", details)
+    return ReportedUsage("openai", TokenCounts(prompt - cached - written, cached, written, 0, output))

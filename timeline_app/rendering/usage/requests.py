@@ -1,0 +1,103 @@
+"""A rendered request as the usage forecast reads it (``forecast.CacheRequest``), for the
+``anthropic``, ``openai`` and ``text`` formats and the native ones (``openai_responses`` and
+``openai_chat`` as ``openai``; ``anthropic_messages`` by :func:`native_anthropic_request`).
+
+The first block is what precedes the timeline (tools and system prompt: ``head_tokens``, its
+digest the prefix seed, so a changed system prompt changes every later digest), then one block per
+content part of the stable stream (a rendered block that emits several parts, an attachment with
+its file, counts as several for the breakpoints' lookback; only its last part can carry a marker),
+each with the cumulative digest of its rendered block. OpenAI formats carry no breakpoints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..prefix import Prefix
+from .forecast import FIVE_MINUTES, ONE_HOUR, CacheBlock, CacheRequest, Provider
+
+OPENAI_FORMATS = frozenset({"openai", "openai_responses", "openai_chat"})
+
+
+def format_provider(format_name: str) -> Provider:
+    """The provider whose cache rules a format's requests follow."""
+    return "openai" if format_name in OPENAI_FORMATS else "anthropic"
+
+
+def marker_ttl(part: dict[str, Any]) -> int | None:
+    """The TTL of a part's ``cache_control`` (None: no marker)."""
+    control = part.get("cache_control")
+    if not isinstance(control, dict):
+        return None
+    return ONE_HOUR if control.get("ttl") == "1h" else FIVE_MINUTES
+
+
+def rendered_request(
+    *,
+    provider: Provider,
+    model: str,
+    prefix: Prefix,
+    parts: Sequence[dict[str, Any]],
+    cache_points: Sequence[int],
+    head_tokens: int,
+    input_tokens: int,
+) -> CacheRequest:
+    """``parts``: the rendered items (content parts, or chat messages for OpenAI); ``cache_points``
+    their indices carrying a marker; ``input_tokens`` the whole request's input."""
+    blocks: list[CacheBlock] = []
+    if head_tokens > 0:
+        blocks.append(CacheBlock(prefix.seed, head_tokens))
+    count = len(prefix.digests)
+    ends = list(prefix.indices[1:])
+    if count:
+        last_end = max(
+            (p + 1 for p in cache_points if p >= prefix.indices[-1]), default=prefix.indices[-1] + 1
+        )
+        ends.append(last_end)
+    marked = {p: marker_ttl(parts[p]) for p in cache_points if 0 <= p < len(parts)}
+    before = head_tokens
+    for i in range(count):
+        digest, tokens = prefix.digests[i], head_tokens + prefix.tokens[i]
+        if provider == "anthropic":
+            first, end = prefix.indices[i], ends[i]
+            blocks.extend(CacheBlock(digest + bytes([k]), before) for k in range(end - first - 1))
+            blocks.append(CacheBlock(digest, tokens, marked.get(end - 1)))
+        else:
+            blocks.append(CacheBlock(digest, tokens))
+        before = tokens
+    return CacheRequest(provider=provider, model=model, blocks=tuple(blocks), input_tokens=input_tokens)
+
+
+def native_anthropic_request(
+    *,
+    model: str,
+    prefix: Prefix,
+    request: dict[str, Any],
+    marked_seqs: Sequence[int],
+    head_tokens: int,
+    input_tokens: int,
+) -> CacheRequest:
+    """The native ``anthropic_messages`` request: the head (its breakpoint when the system prompt
+    carries one), then one block per rendered timeline block, a breakpoint on each block whose
+    content carries a marker. Approximate where the native request regroups content: several
+    timeline blocks merged into one message still count one block each for the 20-block lookback,
+    and a system-role block moved into the system prompt keeps its place in the chain."""
+    system = request.get("system") or []
+    head_ttl = marker_ttl(system[-1]) if system and isinstance(system[-1], dict) else None
+    ttl = next(
+        (
+            marker_ttl(part)
+            for message in request.get("messages", ())
+            for part in message.get("content", ())
+            if isinstance(part, dict) and "cache_control" in part
+        ),
+        None,
+    )
+    marked = set(marked_seqs)
+    blocks: list[CacheBlock] = []
+    if head_tokens > 0:
+        blocks.append(CacheBlock(prefix.seed, head_tokens, head_ttl))
+    for digest, tokens, seq in zip(prefix.digests, prefix.tokens, prefix.seqs, strict=True):
+        blocks.append(CacheBlock(digest, head_tokens + tokens, ttl if seq in marked else None))
+    return CacheRequest(provider="anthropic", model=model, blocks=tuple(blocks), input_tokens=input_tokens)

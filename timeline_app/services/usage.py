@@ -1,0 +1,337 @@
+"""The cost model in the shell: each render's usage forecast, and the usage a client reports.
+
+The rules are pure (``rendering/usage/``); this module reads the settings (price table, minimum
+cacheable lengths), loads the provider cache the forecast starts from, and writes the rows.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+
+from compaction.planner import CompactionPlan
+from compaction.summary_prompt import CachedPrefix
+from timeline_app import metrics, selectors
+from timeline_app.domain.blocks import Block as BlockValue
+from timeline_app.domain.settings import RenderSettings
+from timeline_app.domain.tokens import count_text_tokens
+from timeline_app.errors import Conflict, InvalidInput, NotFound
+from timeline_app.models import RenderRecord, RenderUsage, Timeline
+from timeline_app.rendering.pipeline import Rendered, RenderOptions, render_window
+from timeline_app.rendering.prefix import stored_checkpoints
+from timeline_app.rendering.usage.forecast import (
+    ANTHROPIC_MIN_TOKENS,
+    CacheRules,
+    Forecast,
+    forecast_usage,
+)
+from timeline_app.rendering.usage.pricing import Price, call_cost, cost_without_cache, price_for, price_table
+from timeline_app.rendering.usage.reported import CACHE_MISS_REASONS, UsageError, read_usage
+from timeline_app.rendering.usage.requests import format_provider, native_anthropic_request, rendered_request
+
+# A forecast read the provider gave less than this share of is a miss (token counts are estimates).
+AGREEMENT = Decimal("0.99")
+
+
+def cache_rules() -> CacheRules:
+    return CacheRules(
+        anthropic_min_tokens={**ANTHROPIC_MIN_TOKENS, **settings.TIMELINE_CACHE_MIN_TOKENS},
+        openai_retention_seconds=settings.TIMELINE_OPENAI_CACHE_RETENTION_SECONDS,
+    )
+
+
+def prices() -> dict[str, Price]:
+    return price_table(settings.TIMELINE_PRICES)
+
+
+@dataclass(frozen=True)
+class RenderForecast:
+    """What a recorded render stores of its forecast (``RenderRecord`` columns)."""
+
+    forecast: Forecast
+    cache_head: str
+    cache_touched: list[list[str]]
+
+    def as_dict(self) -> dict[str, Any]:
+        return self.forecast.as_dict()
+
+
+def render_forecast(
+    *,
+    timeline: Timeline,
+    rendered: Rendered,
+    format_name: str,
+    model: str,
+    head_tokens: int,
+    now: datetime,
+) -> RenderForecast:
+    """The usage forecast of a render about to be recorded, from this context's recent renders."""
+    rules = cache_rules()
+    provider = format_provider(format_name)
+    model = model or settings.TIMELINE_FORECAST_MODEL
+    input_tokens = rendered.tokens["total"] + (head_tokens - rendered.tokens["system"])
+    if format_name == "anthropic_messages" and rendered.request is not None:
+        request = native_anthropic_request(
+            model=model,
+            prefix=rendered.prefix,
+            request=rendered.request,
+            marked_seqs=rendered.marked_seqs,
+            head_tokens=head_tokens,
+            input_tokens=input_tokens,
+        )
+    else:
+        request = rendered_request(
+            provider=provider,
+            model=model,
+            prefix=rendered.prefix,
+            parts=rendered.blocks,
+            cache_points=rendered.cache_points,
+            head_tokens=head_tokens,
+            input_tokens=input_tokens,
+        )
+    state = selectors.cache_state(
+        timeline=timeline, provider=provider, now=now, retention_seconds=rules.openai_retention_seconds
+    )
+    forecast = forecast_usage(request=request, state=state, now=now, rules=rules)
+    return RenderForecast(
+        forecast=forecast,
+        cache_head=rendered.prefix.seed.hex() if head_tokens > 0 else "",
+        cache_touched=[[digest.hex(), expires.isoformat()] for digest, expires in forecast.touched],
+    )
+
+
+def _usage_body(body: Mapping[str, Any]) -> tuple[str, str, Any]:
+    model = body.get("model")
+    if not isinstance(model, str) or not 1 <= len(model) <= 100:
+        raise InvalidInput("model must be the model name the call used", details={"model": "required"})
+    reason = body.get("cache_miss_reason")
+    if reason is not None and reason not in CACHE_MISS_REASONS:
+        raise InvalidInput(
+            "cache_miss_reason must be one of Anthropic's reasons",
+            details={"cache_miss_reason": list(CACHE_MISS_REASONS)},
+        )
+    return model, reason or "", body.get("usage")
+
+
+def render_usage_report(
+    *, timeline: Timeline, render_id: str, body: Mapping[str, Any], now: datetime
+) -> tuple[RenderUsage, bool]:
+    """Record what the provider billed for one render: ``(row, created)``. The same report again
+    answers the stored row; a different one for the same render is a conflict."""
+    reported = {key: body[key] for key in ("usage", "model", "cache_miss_reason") if key in body}
+    model, reason, raw_usage = _usage_body(body)
+    try:
+        usage = read_usage(raw_usage)
+    except UsageError as exc:
+        raise InvalidInput(str(exc), details={"usage": exc.field}) from exc
+    existing = selectors.usage_for_render(timeline=timeline, render_id=render_id)
+    if existing is not None:
+        return _replayed(existing, reported), False
+    render = selectors.render_for_usage(timeline=timeline, render_id=render_id)
+    if render is None:
+        raise NotFound("no such render in this context", details={"render_id": render_id})
+    priced = price_for(prices(), model)
+    if priced is not None and priced[1].provider != usage.provider:
+        raise InvalidInput(
+            f"model {model} is a {priced[1].provider} model but the usage object is {usage.provider}'s",
+            details={"model": model, "usage": usage.provider},
+        )
+    row = _usage_row(timeline=timeline, render=render, now=now, model=model, reason=reason, reported=reported)
+    tokens = usage.tokens
+    row.provider = usage.provider
+    row.uncached_input_tokens = tokens.uncached_input
+    row.cache_read_tokens = tokens.cache_read
+    row.cache_write_5m_tokens = tokens.cache_write_5m
+    row.cache_write_1h_tokens = tokens.cache_write_1h
+    row.output_tokens = tokens.output
+    if priced is not None:
+        row.priced_model = priced[0]
+        row.cost_usd = call_cost(priced[1], tokens)
+        row.cost_without_cache_usd = cost_without_cache(priced[1], tokens)
+    promised = row.forecast_read_tokens
+    row.unexplained_miss = promised > 0 and tokens.cache_read < promised * AGREEMENT
+    row.forecast_agreed = (promised > 0) == (tokens.cache_read > 0) and abs(promised - tokens.cache_read) <= (
+        tokens.cache_read / 100
+    )
+    try:
+        with transaction.atomic(durable=True):
+            row.save()
+    except IntegrityError:  # a concurrent report of the same render won
+        existing = selectors.usage_for_render(timeline=timeline, render_id=render_id)
+        if existing is None:
+            raise
+        return _replayed(existing, reported), False
+    metrics.observe_usage(
+        model=row.priced_model,
+        tokens={
+            "uncached": tokens.uncached_input,
+            "cache_read": tokens.cache_read,
+            "cache_write_5m": tokens.cache_write_5m,
+            "cache_write_1h": tokens.cache_write_1h,
+            "output": tokens.output,
+        },
+        cost=row.cost_usd,
+    )
+    return row, True
+
+
+def _replayed(existing: RenderUsage, reported: dict[str, Any]) -> RenderUsage:
+    if existing.reported != reported:
+        raise Conflict(
+            "this render's usage was already reported with other figures",
+            details={"render_id": existing.render_public_id},
+        )
+    return existing
+
+
+def _usage_row(
+    *,
+    timeline: Timeline,
+    render: RenderRecord,
+    now: datetime,
+    model: str,
+    reason: str,
+    reported: dict[str, Any],
+) -> RenderUsage:
+    forecast = render.usage_forecast or {}
+    by_ttl = forecast.get("cache_creation") or {}
+    compaction = render.compaction
+    return RenderUsage(
+        tenant_id=timeline.conversation.tenant_id,
+        conversation_id=timeline.conversation_id,
+        timeline=timeline,
+        render=render,
+        render_public_id=render.public_id or "",
+        rendered_at=render.rendered_at,
+        reported_at=now,
+        model=model,
+        reported=reported,
+        forecast_read_tokens=int(forecast.get("cache_read_input_tokens", 0)),
+        forecast_write_5m_tokens=int(by_ttl.get("ephemeral_5m_input_tokens", 0)),
+        forecast_write_1h_tokens=int(by_ttl.get("ephemeral_1h_input_tokens", 0)),
+        forecast_uncached_tokens=int(forecast.get("uncached_input_tokens", 0)),
+        cache_miss_reason=reason,
+        first_changed_path=render.first_changed_path,
+        compacted_tokens=compaction.compacted_tokens if compaction is not None else 0,
+        pruned_tokens=render.pruned_tokens,
+    )
+
+
+def _dollars(value: Decimal) -> str:
+    return format(value.normalize(), "f") if value else "0"
+
+
+def usage_summary(totals: Mapping[str, Any]) -> dict[str, Any]:
+    """Totals with what they mean: dollars saved, the cache-read share of input, forecast accuracy."""
+    input_tokens = sum(
+        int(totals[key])
+        for key in (
+            "uncached_input_tokens",
+            "cache_read_tokens",
+            "cache_write_5m_tokens",
+            "cache_write_1h_tokens",
+        )
+    )
+    cost = Decimal(totals["cost_usd"])
+    without = Decimal(totals["cost_without_cache_usd"])
+    renders = int(totals["renders"])
+    return {
+        "renders": renders,
+        "input_tokens": input_tokens,
+        "tokens": {
+            "uncached_input": int(totals["uncached_input_tokens"]),
+            "cache_read": int(totals["cache_read_tokens"]),
+            "cache_write_5m": int(totals["cache_write_5m_tokens"]),
+            "cache_write_1h": int(totals["cache_write_1h_tokens"]),
+            "output": int(totals["output_tokens"]),
+        },
+        "cost_usd": _dollars(cost),
+        "cost_without_cache_usd": _dollars(without),
+        "saved_usd": _dollars(without - cost),
+        "unpriced_renders": int(totals["unpriced_renders"]),
+        "cache_read_share": round(int(totals["cache_read_tokens"]) / input_tokens, 4)
+        if input_tokens
+        else 0.0,
+        "forecast_read_tokens": int(totals["forecast_read_tokens"]),
+        "forecast_accuracy": round(int(totals["forecast_agreed"]) / renders, 4) if renders else None,
+        "unexplained_misses": int(totals["unexplained_misses"]),
+        "compacted_tokens": int(totals["compacted_tokens"]),
+        "pruned_tokens": int(totals["pruned_tokens"]),
+    }
+
+
+# ---------------------------------------------------------------- compaction reading the cache
+
+
+def summary_cache_prefix(
+    *,
+    timeline: Timeline,
+    window: list[BlockValue],
+    plan: CompactionPlan,
+    settings: RenderSettings,
+    model: str,
+    now: datetime,
+) -> CachedPrefix | None:
+    """The context's last render as a summary request can resend it byte for byte, when the
+    provider still caches it: an ``anthropic`` render for this very model, within the cache TTL,
+    with its system prompt known (given as text, no tools) and its prefix unchanged since (the
+    window renders to the same fingerprint up to its last breakpoint). None otherwise: the
+    summarizer then sends the compact transcript."""
+    last = selectors.last_render_for_summary(timeline=timeline)
+    if last is None or last.format != "anthropic" or not last.cache_points or last.model != model:
+        return None
+    if not timedelta(0) <= now - last.rendered_at <= timedelta(seconds=settings.cache_ttl_seconds):
+        return None
+    system = last.system_text
+    rendered = render_window(
+        window,
+        settings=settings,
+        options=RenderOptions(format="anthropic"),
+        system_tokens=count_text_tokens(system),
+        prefix_seed=hashlib.sha256(system.encode("utf-8", "surrogatepass")).hexdigest(),
+    )
+    end = max(last.cache_points)
+    prefix = rendered.prefix
+    segments = sum(1 for index in prefix.indices if index <= end)
+    if segments == 0 or end >= len(rendered.blocks):
+        return None
+    # The stored fingerprint must hold the last breakpoint's segment itself (always so up to 1,024
+    # segments, and for a breakpoint on the prefix's last segment, the usual ``cache_last``); its
+    # digest is cumulative from the seed, so equal there means equal all the way up to it.
+    stored = dict(
+        stored_checkpoints(bytes(last.segment_digests), stride=last.segment_stride, count=last.segment_count)
+    )
+    if stored.get(segments - 1) != prefix.digests[segments - 1]:
+        return None
+    marked = set(last.cache_points)
+    parts = tuple(
+        {
+            **{k: v for k, v in part.items() if k != "cache_control"},
+            **({"cache_control": {"type": "ephemeral"}} if i in marked else {}),
+        }
+        for i, part in enumerate(rendered.blocks[: end + 1])
+    )
+    keep = plan.retained[0] if plan.retained else None
+    keep_from = (keep.path or f"{keep.type}#{keep.seq}") if keep is not None else "the end"
+    return CachedPrefix(system=system, parts=parts, keep_from=keep_from)
+
+
+def summary_usage_fields(*, model: str, usage: dict[str, Any] | None, cache: str) -> dict[str, Any]:
+    """The compaction row's record of its summary call: usage, cost (price table), warm or cold."""
+    if not usage:
+        return {"summary_usage": {}, "summary_cost_usd": None, "summary_cache": cache}
+    priced = price_for(prices(), model)
+    cost = None
+    try:
+        if priced is not None:
+            cost = call_cost(priced[1], read_usage(usage).tokens)
+    except UsageError:
+        cost = None
+    return {"summary_usage": usage, "summary_cost_usd": cost, "summary_cache": cache}
