@@ -17,13 +17,14 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin, messages
-from django.contrib.admin.utils import unquote
+from django.contrib.admin.utils import quote, unquote
 from django.core.exceptions import BadRequest, PermissionDenied
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import URLPattern, path
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html
 
 from timeline_app import roles
 from timeline_app.admin import display, presenters, sections
@@ -36,8 +37,7 @@ from timeline_app.models import Compaction, Conversation, Timeline
 from timeline_app.rendering import replay
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.rendering.prefix import LEGACY_STRIDE
-from timeline_app.selectors.settings import timeline_settings
-from timeline_app.services.compaction import compaction_run
+from timeline_app.services.compaction_requests import compaction_request
 from timeline_app.services.export import timeline_export
 from timeline_app.services.render import RenderOutcome, timeline_render
 
@@ -54,10 +54,15 @@ TURNS_PER_PAGE = 20
 BLOCKS_PER_TURN = 200
 MAX_SYSTEM_TOKENS = 10_000_000
 COMPACT_AT_ONCE = 20
-COMPACT_REASONS = {
-    "skipped": "nothing to compact",
-    "busy": "another compaction is running",
-    "rejected": "the summary would not have reduced the visible tokens",
+# A queued compaction's message level by the row's status (with eager tasks, the embedded mode,
+# the task has run already and the row has its outcome).
+COMPACT_LEVELS = {
+    Compaction.Status.QUEUED: messages.SUCCESS,
+    Compaction.Status.RUNNING: messages.SUCCESS,
+    Compaction.Status.APPLIED: messages.SUCCESS,
+    Compaction.Status.SKIPPED: messages.WARNING,
+    Compaction.Status.REJECTED: messages.WARNING,
+    Compaction.Status.FAILED: messages.ERROR,
 }
 
 
@@ -306,17 +311,18 @@ class ConversationPages(_ModelAdmin):
         timeline = self._timeline(request, conversation)
         level, text = _compact(timeline)
         messages.add_message(request, level, text)
-        self.log_change(request, conversation, f"Triggered a compaction of context “{timeline.name}”.")
+        self.log_change(request, conversation, f"Queued a compaction of context “{timeline.name}”.")
         return HttpResponseRedirect(display.conversation_url(conversation, context=timeline.name))
 
     def compact_conversations(self, request: HttpRequest, queryset: QuerySet[Conversation]) -> None:
-        """The list action: compact the ``main`` context of each selected conversation (at most 20)."""
+        """The list action: queue a compaction of the ``main`` context of each selected conversation
+        (at most 20; the worker runs them, not this request)."""
         for timeline in admin_selectors.conversations_main_timelines(
             conversations=queryset[:COMPACT_AT_ONCE]
         ):
             level, text = _compact(timeline)
-            self.message_user(request, f"{timeline.conversation.public_id}: {text}", level)
-            self.log_change(request, timeline.conversation, "Triggered a compaction of context “main”.")
+            self.message_user(request, format_html("{}: {}", timeline.conversation.public_id, text), level)
+            self.log_change(request, timeline.conversation, "Queued a compaction of context “main”.")
 
     def export_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         """Download the context as ``conv.timeline.v1`` JSON; operators and superusers only."""
@@ -385,21 +391,21 @@ def _dry_render(
 
 
 def _compact(timeline: Timeline) -> tuple[int, str]:
-    """Run a forced manual compaction; returns a message level and text."""
+    """Queue a forced manual compaction as ``POST …/compact/`` does (``compaction_request``: a
+    ``queued`` row the worker finishes, or the one already queued or running); returns a message
+    level and text naming that compaction. The summarizer never runs in the admin's request."""
     try:
-        outcome = compaction_run(
-            timeline=timeline,
-            settings=timeline_settings(timeline=timeline),
-            trigger=Compaction.Trigger.MANUAL,
-            force=True,
-        )
+        row = compaction_request(timeline=timeline, force=True)
     except Exception as exc:
-        logger.exception("manual compaction of timeline %s failed", timeline.pk)
-        return messages.ERROR, f"Compaction of “{timeline.name}” failed: {type(exc).__name__}: {exc}"
-    if outcome.status == "applied":
-        return messages.SUCCESS, (
-            f"Compacted “{timeline.name}”: {outcome.before_tokens} → {outcome.after_tokens} tokens "
-            f"({len(outcome.covered_turn_ids)} turns summarized)."
-        )
-    reason = COMPACT_REASONS.get(outcome.status, outcome.status)
-    return messages.WARNING, f"No compaction of “{timeline.name}”: {reason}."
+        logger.exception("manual compaction of timeline %s could not be queued", timeline.pk)
+        return messages.ERROR, f"Compaction of “{timeline.name}” not queued: {type(exc).__name__}: {exc}"
+    url = reverse("admin:timeline_app_compaction_change", args=[quote(row.pk)])
+    text = format_html(
+        'Compaction <a href="{}">{}</a> of “{}”: {}{}.',
+        url,
+        row.public_id,
+        timeline.name,
+        row.status,
+        f" ({row.error})" if row.error else "",
+    )
+    return COMPACT_LEVELS.get(Compaction.Status(row.status), messages.INFO), text
