@@ -44,10 +44,6 @@ from timeline_app.services.render import RenderOutcome, timeline_render
 if TYPE_CHECKING:
     from timeline_app.models import WindowedTimeline
 
-    _ModelAdmin = admin.ModelAdmin[Conversation]
-else:
-    _ModelAdmin = admin.ModelAdmin
-
 logger = logging.getLogger(__name__)
 
 TURNS_PER_PAGE = 20
@@ -82,7 +78,7 @@ def _pick(matches: list[Conversation]) -> Conversation | None:
     return matches[0] if len(matches) == 1 else None
 
 
-class ConversationPages(_ModelAdmin):
+class ConversationPages(admin.ModelAdmin[Conversation]):
     """The custom pages of ``ConversationAdmin``, as its methods (see the module docstring)."""
 
     # ------------------------------------------------------------ lookup and URLs
