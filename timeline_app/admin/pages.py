@@ -29,7 +29,7 @@ from django.utils.html import format_html
 from timeline_app import roles
 from timeline_app.admin import display, presenters, sections
 from timeline_app.admin import selectors as admin_selectors
-from timeline_app.admin.presenters import HISTORY_RENDERS, PREVIEW_MAX_CHARS
+from timeline_app.admin.presenters import HISTORY_RENDERS
 from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.domain.messages import CONTEXT_NAME_PATTERN
 from timeline_app.domain.settings import RenderSettings, SettingsError, resolve_settings
@@ -210,16 +210,7 @@ class ConversationPages(admin.ModelAdmin[Conversation]):
         }
         outcome, error = _dry_render(timeline, **options)
         stream = (outcome.rendered.debug or "") if outcome is not None else ""
-        # At most PREVIEW_MAX_CHARS of the stream: a large context must not make a page of hundreds
-        # of megabytes; the rest is named, not shown.
-        lines = [
-            {"text": line, "mark": line.startswith("=>[") and line.endswith("]")}
-            for line in (stream[:PREVIEW_MAX_CHARS].split("\n") if stream else [])
-        ]
-        if len(stream) > PREVIEW_MAX_CHARS:
-            lines.append(
-                {"text": f"… {len(stream) - PREVIEW_MAX_CHARS} more characters not shown", "mark": False}
-            )
+        lines = presenters.text_lines(stream)
         title = f"Render preview: {conversation.title or conversation.public_id}"
         context = {
             **self._page_context(request, title),

@@ -160,9 +160,16 @@ def stream_lines(rendered: Rendered | None) -> list[dict[str, Any]]:
         stream = "\n".join(
             json.dumps(message, ensure_ascii=False, sort_keys=True) for message in rendered.blocks
         )
+    return text_lines(stream) or [{"text": "", "mark": False}]
+
+
+def text_lines(stream: str) -> list[dict[str, Any]]:
+    """A text stream as lines, each ``=>[k]`` cache point line marked. At most
+    ``PREVIEW_MAX_CHARS``: a large context must not make a page of hundreds of megabytes; the rest
+    is named, not shown."""
     lines = [
         {"text": line, "mark": line.startswith("=>[") and line.endswith("]")}
-        for line in stream[:PREVIEW_MAX_CHARS].split("\n")
+        for line in (stream[:PREVIEW_MAX_CHARS].split("\n") if stream else [])
     ]
     if len(stream) > PREVIEW_MAX_CHARS:
         lines.append(
