@@ -10,11 +10,16 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
+import django_stubs_ext
 import environ
 
 from config.secrets import development_secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+
+# Generic classes of Django's (``admin.ModelAdmin[Conversation]``, ``QuerySet[...]``) made
+# subscriptable at runtime, as django-stubs types them.
+django_stubs_ext.monkeypatch()
 
 env = environ.Env()
 

@@ -14,7 +14,7 @@ from django.utils.html import escape
 from tests.admin import urls
 from tests.admin.builders import compacted_conversation, contribute_turns, rendered_history
 from timeline_app import selectors
-from timeline_app.admin import charts, pages
+from timeline_app.admin import charts, presenters
 from timeline_app.domain import blocks as b
 from timeline_app.models import Block, RenderRecord, Tenant, Timeline
 from timeline_app.services.contexts import context_clear, context_create
@@ -171,10 +171,10 @@ def test_conversation_page_queries_do_not_grow_with_the_timeline(support, tenant
     assert len(many.captured_queries) == len(few.captured_queries)
     html = big_page.content.decode()
     # Bounded: the latest CHART_TURNS turns and HISTORY_RENDERS renders only.
-    assert _turn_groups(html) == pages.CHART_TURNS
+    assert _turn_groups(html) == presenters.CHART_TURNS
     assert "turn_00499" in html and "turn_00299:" not in html
-    assert html.count('class="tl-render-row"') == pages.HISTORY_RENDERS
-    assert html.count('<g class="tl-render-bar">') == pages.HISTORY_RENDERS
+    assert html.count('class="tl-render-row"') == presenters.HISTORY_RENDERS
+    assert html.count('<g class="tl-render-bar">') == presenters.HISTORY_RENDERS
     assert _turn_groups(small_page.content.decode()) == 3
 
 

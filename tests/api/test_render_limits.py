@@ -34,9 +34,9 @@ def test_text_format_returns_the_text_once_unless_debug_is_asked_for(owner, conv
 
 
 def test_admin_render_preview_caps_its_size(admin_client, owner, conversation, monkeypatch):
-    from timeline_app.admin import pages
+    from timeline_app.admin import presenters
 
-    monkeypatch.setattr(pages, "PREVIEW_MAX_CHARS", 2_000)
+    monkeypatch.setattr(presenters, "PREVIEW_MAX_CHARS", 2_000)
     timeline = Timeline.objects.get(conversation=conversation)
     owner.post(f"{C}/c1/turns/", {"turn_id": "turn_a", "prompt": "start " + "word " * 5_000 + "THE-END"})
     assert Block.objects.filter(timeline=timeline).count() == 2

@@ -38,9 +38,7 @@ from timeline_app.domain.text import one_line
 from timeline_app.models import Block, Compaction, Conversation
 
 if TYPE_CHECKING:
-    ModelAdmin = admin.ModelAdmin[Any]
-else:
-    ModelAdmin = admin.ModelAdmin
+    from timeline_app.admin.selectors import ListedConversation
 
 admin.site.site_header = "Timeline service"
 admin.site.site_title = "Timeline service admin"
@@ -52,7 +50,7 @@ admin.site.enable_nav_sidebar = False
 admin.site.site_url = None
 
 
-class ReadOnlyAdmin(ModelAdmin):
+class ReadOnlyAdmin(admin.ModelAdmin[Any]):
     """View only, for every user including superusers: stored blocks are never edited here."""
 
     show_full_result_count = False
@@ -128,26 +126,26 @@ class ConversationAdmin(ConversationPages, ReadOnlyAdmin):
         return one_line(obj.title, 80) if obj.title else display.NOTHING
 
     @admin.display(description="turns")
-    def turns(self, obj: Conversation) -> int:
-        return int(getattr(obj, "turn_count", 0) or 0)
+    def turns(self, obj: ListedConversation) -> int:
+        return obj.turn_count
 
     @admin.display(description="blocks")
-    def blocks(self, obj: Conversation) -> int:
-        return int(getattr(obj, "block_count", 0) or 0)
+    def blocks(self, obj: ListedConversation) -> int:
+        return obj.block_count
 
     @admin.display(description="last activity", ordering="last_activity_at")
     def last_activity(self, obj: Conversation) -> str:
         return display.utc(obj.last_activity_at)
 
     @admin.display(description="visible tokens")
-    def visible_tokens(self, obj: Conversation) -> int:
-        return int(getattr(obj, "visible_tokens", 0) or 0)
+    def visible_tokens(self, obj: ListedConversation) -> int:
+        return obj.visible_tokens
 
     @admin.display(description="compactions · last")
-    def compactions(self, obj: Conversation) -> str:
+    def compactions(self, obj: ListedConversation) -> str:
         """Applied compactions, and the status of the latest attempt of any kind."""
-        count = int(getattr(obj, "compaction_count", 0) or 0)
-        status = getattr(obj, "last_compaction_status", None)
+        count = obj.compaction_count
+        status = obj.last_compaction_status
         if not status:
             return str(count)
         return format_html("{} {}", count, display.status_badge(status))

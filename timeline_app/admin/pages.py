@@ -5,8 +5,9 @@ read like its timeline (its change view), the render preview, and the two operat
 ``ConversationAdmin`` inherits this mixin. The pages are ModelAdmin methods (``self`` is the
 admin: its site, options, messages and log), kept apart from ``admin.py`` so that ``admin.py``
 stays the short declarative list of what each list shows and this module holds the pages with
-the one conversation lookup they share. Reads go through ``admin.selectors``; writes through
-services. Everything shown goes through template auto-escaping.
+the one conversation lookup they share. Reads go through ``admin.selectors``, what a page shows is
+built in ``admin.presenters``, writes go through services. Everything shown goes through template
+auto-escaping.
 """
 
 from __future__ import annotations
@@ -18,51 +19,46 @@ from typing import TYPE_CHECKING, Any
 from django.contrib import admin, messages
 from django.contrib.admin.utils import quote, unquote
 from django.core.exceptions import BadRequest, PermissionDenied
-from django.core.paginator import Page
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
-from django.utils.http import urlencode
+from django.utils.html import format_html
 
 from timeline_app import roles
-from timeline_app.admin import charts, cost, display, sections
+from timeline_app.admin import cost, display, presenters, sections
 from timeline_app.admin import selectors as admin_selectors
+from timeline_app.admin.presenters import HISTORY_RENDERS
 from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.domain.messages import CONTEXT_NAME_PATTERN
 from timeline_app.domain.settings import RenderSettings, SettingsError, resolve_settings
-from timeline_app.models import Compaction, Conversation, RenderRecord, Timeline
+from timeline_app.models import Compaction, Conversation, Timeline
 from timeline_app.rendering import replay, window_shape
-from timeline_app.rendering.formats import debug_text
-from timeline_app.rendering.pipeline import Rendered, RenderOptions
+from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.rendering.prefix import LEGACY_STRIDE
-from timeline_app.selectors.settings import settings_resolve, timeline_settings
-from timeline_app.services.compaction import compaction_run
+from timeline_app.services.compaction_requests import compaction_request
 from timeline_app.services.export import timeline_export
 from timeline_app.services.render import RenderOutcome, timeline_render
 
 if TYPE_CHECKING:
     from timeline_app.models import WindowedTimeline
 
-    _ModelAdmin = admin.ModelAdmin[Conversation]
-else:
-    _ModelAdmin = admin.ModelAdmin
-
 logger = logging.getLogger(__name__)
 
-PREVIEW_MAX_CHARS = 200_000
 TURNS_PER_PAGE = 20
 BLOCKS_PER_TURN = 200
-# The charts and the render history read at most this many turns and renders.
-CHART_TURNS = 200
-HISTORY_RENDERS = 50
 MAX_SYSTEM_TOKENS = 10_000_000
 COMPACT_AT_ONCE = 20
-COMPACT_REASONS = {
-    "skipped": "nothing to compact",
-    "busy": "another compaction is running",
-    "rejected": "the summary would not have reduced the visible tokens",
+# A queued compaction's message level by the row's status (with eager tasks, the embedded mode,
+# the task has run already and the row has its outcome).
+COMPACT_LEVELS = {
+    Compaction.Status.QUEUED: messages.SUCCESS,
+    Compaction.Status.RUNNING: messages.SUCCESS,
+    Compaction.Status.APPLIED: messages.SUCCESS,
+    Compaction.Status.SKIPPED: messages.WARNING,
+    Compaction.Status.REJECTED: messages.WARNING,
+    Compaction.Status.FAILED: messages.ERROR,
 }
 
 
@@ -82,7 +78,7 @@ def _pick(matches: list[Conversation]) -> Conversation | None:
     return matches[0] if len(matches) == 1 else None
 
 
-class ConversationPages(_ModelAdmin):
+class ConversationPages(admin.ModelAdmin[Conversation]):
     """The custom pages of ``ConversationAdmin``, as its methods (see the module docstring)."""
 
     # ------------------------------------------------------------ lookup and URLs
@@ -183,17 +179,17 @@ class ConversationPages(_ModelAdmin):
         renders = admin_selectors.timeline_render_history(timeline=timeline, limit=HISTORY_RENDERS)
         context = {
             **self._page_context(request, conversation.title or conversation.public_id),
-            **_timeline_facts(conversation, timeline),
+            **presenters.timeline_facts(conversation, timeline),
             "subtitle": None,
             "conversation": conversation,
             "original": conversation,
             "timeline": timeline,
-            "contexts": _context_links(conversation, contexts),
+            "contexts": presenters.context_links(conversation, contexts),
             "page_obj": page,
-            "page_links": _page_links(conversation, timeline, page),
+            "page_links": presenters.page_links(conversation, timeline, page),
             "sections": sections.build_sections(timeline=timeline, turns=turns, blocks=blocks, panels=panels),
             "panels": panels,
-            **_charts(timeline, applied, renders),
+            **presenters.timeline_charts(timeline, applied, renders),
             **cost.cost_panel(conversation=conversation, timeline=timeline),
             "compaction_total": admin_selectors.timeline_compaction_total(timeline=timeline),
             "can_compact": roles.can_compact(request.user),
@@ -221,16 +217,7 @@ class ConversationPages(_ModelAdmin):
         }
         outcome, error = _dry_render(timeline, **options)
         stream = (outcome.rendered.debug or "") if outcome is not None else ""
-        # At most PREVIEW_MAX_CHARS of the stream: a large context must not make a page of hundreds
-        # of megabytes; the rest is named, not shown.
-        lines = [
-            {"text": line, "mark": line.startswith("=>[") and line.endswith("]")}
-            for line in (stream[:PREVIEW_MAX_CHARS].split("\n") if stream else [])
-        ]
-        if len(stream) > PREVIEW_MAX_CHARS:
-            lines.append(
-                {"text": f"… {len(stream) - PREVIEW_MAX_CHARS} more characters not shown", "mark": False}
-            )
+        lines = presenters.text_lines(stream)
         title = f"Render preview: {conversation.title or conversation.public_id}"
         context = {
             **self._page_context(request, title),
@@ -261,32 +248,8 @@ class ConversationPages(_ModelAdmin):
         record = admin_selectors.timeline_render_record(timeline=timeline, record_id=record_id)
         if record is None:
             raise Http404("no such render of this context")
-        inputs = record.render_inputs if isinstance(record.render_inputs, dict) else {}
-        shape = (
-            window_shape.WindowShape(
-                summary_seq=record.summary_seq,
-                first_seq=record.window_first_seq,
-                last_seq=record.window_last_seq,
-                skipped_seqs=bytes(record.window_skipped_seqs),
-                hidden_seqs=bytes(record.hidden_seqs),
-                hidden_count=record.hidden_count,
-            )
-            if inputs
-            else None
-        )
-        recorded = replay.Recorded(
-            segment_count=record.segment_count,
-            segment_stride=record.segment_stride,
-            segment_digests=bytes(record.segment_digests),
-            segment_seqs=bytes(record.segment_seqs),
-            segment_seed=bytes(record.segment_seed),
-            cache_points=list(record.cache_points or []),
-            system_tokens=record.system_tokens,
-            prefix_tokens=record.prefix_tokens,
-            inputs=inputs,
-            hidden_count=record.hidden_count,
-            window=shape,
-        )
+        recorded = presenters.recorded_render(record)
+        shape = recorded.window
         today_window: list[BlockValue] = []
         if shape is not None:
             blocks = admin_selectors.timeline_blocks_of_window(
@@ -322,7 +285,7 @@ class ConversationPages(_ModelAdmin):
             "result": result,
             "format": result.options.format if result.options else inputs.get("format", ""),
             "tail": tail,
-            "lines": _stream_lines(result.rendered),
+            "lines": presenters.stream_lines(result.rendered),
             "hidden_seqs": list(window_shape.unpack_seq_set(shape.hidden_seqs)) if shape is not None else [],
         }
         request.current_app = self.admin_site.name
@@ -342,17 +305,18 @@ class ConversationPages(_ModelAdmin):
         timeline = self._timeline(request, conversation)
         level, text = _compact(timeline)
         messages.add_message(request, level, text)
-        self.log_change(request, conversation, f"Triggered a compaction of context “{timeline.name}”.")
+        self.log_change(request, conversation, f"Queued a compaction of context “{timeline.name}”.")
         return HttpResponseRedirect(display.conversation_url(conversation, context=timeline.name))
 
     def compact_conversations(self, request: HttpRequest, queryset: QuerySet[Conversation]) -> None:
-        """The list action: compact the ``main`` context of each selected conversation (at most 20)."""
+        """The list action: queue a compaction of the ``main`` context of each selected conversation
+        (at most 20; the worker runs them, not this request)."""
         for timeline in admin_selectors.conversations_main_timelines(
             conversations=queryset[:COMPACT_AT_ONCE]
         ):
             level, text = _compact(timeline)
-            self.message_user(request, f"{timeline.conversation.public_id}: {text}", level)
-            self.log_change(request, timeline.conversation, "Triggered a compaction of context “main”.")
+            self.message_user(request, format_html("{}: {}", timeline.conversation.public_id, text), level)
+            self.log_change(request, timeline.conversation, "Queued a compaction of context “main”.")
 
     def export_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         """Download the context as ``conv.timeline.v1`` JSON; operators and superusers only."""
@@ -387,152 +351,11 @@ def _select_context(contexts: list[WindowedTimeline], name: str | None) -> Windo
     return contexts[0]
 
 
-def _timeline_facts(conversation: Conversation, timeline: WindowedTimeline) -> dict[str, Any]:
-    """The facts box of the conversation page and the links of its tools."""
-    resolved = settings_resolve(conversation_id=conversation.pk, overrides=conversation.settings)
-    settings = resolved.settings
-    visible = timeline.visible_tokens
-    history = (
-        reverse("admin:timeline_app_compaction_changelist")
-        + "?"
-        + urlencode({"timeline__id__exact": timeline.pk})
-    )
-    return {
-        "settings": settings,
-        "ignored_settings": resolved.ignored,
-        "settings_json": json.dumps(conversation.settings, indent=2, sort_keys=True, ensure_ascii=False),
-        "visible_tokens": visible,
-        "visible_percent": round(100 * visible / settings.max_tokens, 1) if settings.max_tokens else 0,
-        "compaction_limit": settings.compaction_limit,
-        "started_at": display.utc(conversation.started_at),
-        "last_activity_at": display.utc(conversation.last_activity_at),
-        "cache_touched_at": display.utc(timeline.cache_last_touch_at),
-        "render_url": _sub_url("render", conversation, timeline),
-        "compact_url": _sub_url("compact", conversation, timeline),
-        "export_url": _sub_url("export", conversation, timeline),
-        "history_url": history,
-        "blocks_url": display.block_changelist_url(timeline=timeline),
-        "hidden_blocks_url": display.block_changelist_url(timeline=timeline, hidden__exact="1"),
-    }
-
-
-def _charts(
-    timeline: WindowedTimeline, applied: list[Compaction], renders: list[RenderRecord]
-) -> dict[str, Any]:
-    """The two charts and the render history table (two bounded queries: turns, renders)."""
-    turns = admin_selectors.timeline_turn_tokens(timeline=timeline, limit=CHART_TURNS)
-    markers = []
-    for compaction in applied:
-        index = next((i for i, t in enumerate(turns) if t["last_seq"] >= compaction.first_retained_seq), None)
-        if index is not None and (index > 0 or turns[0]["first_seq"] > 1):
-            markers.append(index)
-    oldest_first = list(reversed(renders))
-    history = [
-        {
-            "record": record,
-            "at": display.utc(record.rendered_at),
-            "new": max(record.prefix_tokens - record.reused_prefix_tokens, 0),
-            "pruning": display.pruning_words(record.pruning_status),
-            "url": reverse(
-                "admin:timeline_app_conversation_past_render",
-                args=[quote(timeline.conversation_id), record.pk],
-            )
-            + "?"
-            + urlencode({"context": timeline.name}),
-            "path_url": display.changed_block_url(timeline=timeline, path=record.first_changed_path)
-            if record.first_changed_path
-            else "",
-        }
-        for record in renders
-    ]
-    return {
-        "turn_chart": charts.turn_tokens_svg(
-            [
-                charts.TurnBar(t["turn_id"], int(t["visible"]), int(t["hidden_tokens"]), int(t["compacted"]))
-                for t in turns
-            ],
-            markers=markers,
-        ),
-        "chart_turn_count": len(turns),
-        "render_chart": charts.render_prefix_svg(
-            [
-                charts.RenderBar(
-                    display.utc(r.rendered_at),
-                    r.reason,
-                    r.reused_prefix_tokens,
-                    max(r.prefix_tokens - r.reused_prefix_tokens, 0),
-                )
-                for r in oldest_first
-            ]
-        ),
-        "render_history": history,
-        "history_limit": HISTORY_RENDERS,
-        "chart_turn_limit": CHART_TURNS,
-    }
-
-
-def _context_links(conversation: Conversation, contexts: list[WindowedTimeline]) -> list[dict[str, Any]]:
-    return [
-        {
-            "timeline": context,
-            "url": display.conversation_url(conversation, context=context.name),
-            "cache_touched_at": display.utc(context.cache_last_touch_at),
-        }
-        for context in contexts
-    ]
-
-
-def _page_links(conversation: Conversation, timeline: Timeline, page: Page[Any]) -> list[dict[str, Any]]:
-    paginator: Any = page.paginator
-    numbers = paginator.get_elided_page_range(page.number, on_each_side=2, on_ends=1)
-    ellipsis = paginator.ELLIPSIS
-    return [
-        {
-            "number": number,
-            "current": number == page.number,
-            "ellipsis": number == ellipsis,
-            "url": ""
-            if number == ellipsis
-            else display.conversation_url(conversation, context=timeline.name, page=int(number)),
-        }
-        for number in numbers
-    ]
-
-
-def _sub_url(name: str, conversation: Conversation, timeline: Timeline) -> str:
-    url = reverse(f"admin:timeline_app_conversation_{name}", args=[quote(conversation.pk)])
-    return url + "?" + urlencode({"context": timeline.name})
-
-
 def _settings_or_default(conversation: Conversation) -> RenderSettings:
     try:
         return resolve_settings(conversation.settings)
     except SettingsError:
         return resolve_settings({})
-
-
-def _stream_lines(rendered: Rendered | None) -> list[dict[str, Any]]:
-    """A render's parts as the text stream with ``=>[k]`` after each cache point (an OpenAI
-    render: one JSON message a line), at most ``PREVIEW_MAX_CHARS``."""
-    if rendered is None:
-        return []
-    if rendered.debug is not None:
-        stream = rendered.debug
-    elif rendered.cache_points or all("text" in part for part in rendered.blocks):
-        stream = debug_text(rendered.blocks, rendered.cache_points)
-    else:
-        stream = "\n".join(
-            json.dumps(message, ensure_ascii=False, sort_keys=True) for message in rendered.blocks
-        )
-    lines = [
-        {"text": line, "mark": line.startswith("=>[") and line.endswith("]")}
-        for line in stream[:PREVIEW_MAX_CHARS].split("\n")
-    ]
-    if len(stream) > PREVIEW_MAX_CHARS:
-        lines.append(
-            {"text": f"… {len(stream) - PREVIEW_MAX_CHARS} more characters not shown", "mark": False}
-        )
-    return lines
 
 
 def _flag(request: HttpRequest, name: str, default: bool) -> bool:
@@ -562,21 +385,21 @@ def _dry_render(
 
 
 def _compact(timeline: Timeline) -> tuple[int, str]:
-    """Run a forced manual compaction; returns a message level and text."""
+    """Queue a forced manual compaction as ``POST …/compact/`` does (``compaction_request``: a
+    ``queued`` row the worker finishes, or the one already queued or running); returns a message
+    level and text naming that compaction. The summarizer never runs in the admin's request."""
     try:
-        outcome = compaction_run(
-            timeline=timeline,
-            settings=timeline_settings(timeline=timeline),
-            trigger=Compaction.Trigger.MANUAL,
-            force=True,
-        )
+        row = compaction_request(timeline=timeline, force=True)
     except Exception as exc:
-        logger.exception("manual compaction of timeline %s failed", timeline.pk)
-        return messages.ERROR, f"Compaction of “{timeline.name}” failed: {type(exc).__name__}: {exc}"
-    if outcome.status == "applied":
-        return messages.SUCCESS, (
-            f"Compacted “{timeline.name}”: {outcome.before_tokens} → {outcome.after_tokens} tokens "
-            f"({len(outcome.covered_turn_ids)} turns summarized)."
-        )
-    reason = COMPACT_REASONS.get(outcome.status, outcome.status)
-    return messages.WARNING, f"No compaction of “{timeline.name}”: {reason}."
+        logger.exception("manual compaction of timeline %s could not be queued", timeline.pk)
+        return messages.ERROR, f"Compaction of “{timeline.name}” not queued: {type(exc).__name__}: {exc}"
+    url = reverse("admin:timeline_app_compaction_change", args=[quote(row.pk)])
+    text = format_html(
+        'Compaction <a href="{}">{}</a> of “{}”: {}{}.',
+        url,
+        row.public_id,
+        timeline.name,
+        row.status,
+        f" ({row.error})" if row.error else "",
+    )
+    return COMPACT_LEVELS.get(Compaction.Status(row.status), messages.INFO), text

@@ -7,12 +7,15 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from timeline_app.admin import display
 from timeline_app.domain import blocks as b
 from timeline_app.domain.text import one_line
 from timeline_app.models import Block, Compaction, Timeline
+
+if TYPE_CHECKING:
+    from timeline_app.admin.selectors import ListedBlock
 
 DIGEST_ROWS = 100
 PREVIEW_CHARS = 160
@@ -148,7 +151,7 @@ def summary_panels(compactions: list[Compaction]) -> list[SummaryPanel]:
     return panels
 
 
-def _block_row(block: Block, *, view_start_seq: int) -> BlockRow:
+def _block_row(block: ListedBlock, *, view_start_seq: int) -> BlockRow:
     return BlockRow(
         pk=block.pk,
         seq=block.seq,
@@ -157,25 +160,27 @@ def _block_row(block: Block, *, view_start_seq: int) -> BlockRow:
         path=block.path,
         mime=block.mime,
         tokens=block.tokens,
-        preview=one_line(getattr(block, "text_head", "") or "", PREVIEW_CHARS),
+        preview=one_line(block.text_head or "", PREVIEW_CHARS),
         hidden=block.hidden,
         hidden_reason=block.hidden_reason,
         replacement_text=block.replacement_text,
         replacement_tokens=block.replacement_tokens,
         cleared=block.seq < view_start_seq,
         is_summary=block.type == b.SUMMARY,
-        binary_size=int(getattr(block, "data_size", 0) or 0),
+        binary_size=block.data_size,
         url=display.block_change_url(block.pk),
     )
 
 
-def _split_by_section(turn_blocks: list[Block], bounds: list[int]) -> list[tuple[int, list[Block]]]:
+def _split_by_section(
+    turn_blocks: list[ListedBlock], bounds: list[int]
+) -> list[tuple[int, list[ListedBlock]]]:
     """A turn's blocks as runs that fall under the same summary (index into ``bounds``) or none.
 
     Applied compaction *k* covers the blocks below its first retained seq and at or above the
     previous one's; a summary block stays with the part of its turn it was written in.
     """
-    parts: list[tuple[int, list[Block]]] = []
+    parts: list[tuple[int, list[ListedBlock]]] = []
     for block in turn_blocks:
         if block.type == b.SUMMARY:
             key = parts[-1][0] if parts else len(bounds)
@@ -189,13 +194,13 @@ def _split_by_section(turn_blocks: list[Block], bounds: list[int]) -> list[tuple
 
 
 def _turn_parts(
-    timeline: Timeline, turn: dict[str, Any], turn_blocks: list[Block], bounds: list[int]
+    timeline: Timeline, turn: dict[str, Any], turn_blocks: list[ListedBlock], bounds: list[int]
 ) -> Iterator[tuple[int, TurnPart]]:
     """The parts of one turn, each with the index of the section it belongs to."""
     parts = _split_by_section(turn_blocks, bounds)
     turn_id = turn["turn_id"]
     prompt = next(
-        (one_line(getattr(x, "text_head", ""), PROMPT_CHARS) for x in turn_blocks if x.type == b.USER_PROMPT),
+        (one_line(x.text_head or "", PROMPT_CHARS) for x in turn_blocks if x.type == b.USER_PROMPT),
         "",
     )
     ts = next((x.ts for x in turn_blocks if x.ts), "")
@@ -221,7 +226,7 @@ def build_sections(
     *,
     timeline: Timeline,
     turns: list[dict[str, Any]],
-    blocks: list[Block],
+    blocks: list[ListedBlock],
     panels: list[SummaryPanel],
 ) -> list[Section]:
     """Group a page of turns under the summaries that compacted them.
@@ -230,7 +235,7 @@ def build_sections(
     shows twice: its prefix under the summary, the rest in the visible part.
     """
     bounds = [p.compaction.first_retained_seq or 0 for p in panels]
-    by_turn: dict[str, list[Block]] = {}
+    by_turn: dict[str, list[ListedBlock]] = {}
     for block in blocks:
         by_turn.setdefault(block.turn_id, []).append(block)
     sections: list[Section] = []

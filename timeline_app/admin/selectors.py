@@ -17,7 +17,7 @@ per-row Python query), and each subquery reads through an index of the block tab
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from django.core.paginator import Page, Paginator
 from django.db import connections
@@ -113,6 +113,32 @@ def conversations_with_text(*, query: str) -> QuerySet[Any] | None:
     except InvalidInput:
         return None
     return blocks.order_by().values("timeline__conversation_id")
+
+
+class ConversationListAnnotations(TypedDict):
+    """What ``conversation_admin_list()`` adds to each conversation row (the list's columns)."""
+
+    turn_count: int
+    block_count: int
+    visible_tokens: int
+    compaction_count: int
+    last_compaction_status: str | None
+
+
+class TurnBlockAnnotations(TypedDict):
+    """What ``turn_blocks()`` adds to each block row instead of its text and payload."""
+
+    text_head: str
+    data_size: int
+
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+    ListedConversation = WithAnnotations[Conversation, ConversationListAnnotations]
+    """A conversation row read through ``conversation_admin_list()``."""
+    ListedBlock = WithAnnotations[Block, TurnBlockAnnotations]
+    """A block row read through ``turn_blocks()``."""
 
 
 def conversation_admin_list() -> QuerySet[Conversation]:
@@ -300,7 +326,7 @@ def timeline_turns_page(*, timeline: Timeline, page: int | str | None, per_page:
     return Paginator(turns, per_page).get_page(page)
 
 
-def turn_blocks(*, timeline: Timeline, turn_ids: list[str], per_turn: int) -> list[Block]:
+def turn_blocks(*, timeline: Timeline, turn_ids: list[str], per_turn: int) -> list[ListedBlock]:
     """The first ``per_turn`` blocks of each turn, ordered by seq, with a text head instead of the text.
 
     One query; the full text and the binary payload are never read here (``text_head`` and
@@ -319,7 +345,7 @@ def turn_blocks(*, timeline: Timeline, turn_ids: list[str], per_turn: int) -> li
         .filter(rank__lte=per_turn)
         .order_by("seq")
     )
-    return list(ranked)
+    return cast("list[ListedBlock]", list(ranked))
 
 
 def timeline_turn_tokens(*, timeline: WindowedTimeline, limit: int) -> list[dict[str, Any]]:
