@@ -21,20 +21,7 @@ def expected(pair: tuple[str, str]) -> str:
     return second if first == "appended_only" else first
 
 
-PAIRS = [
-    pytest.param(
-        pair,
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="issue 20: the explainer reads 'hidden' only when the FIRST changed segment is "
-            "the same block; a change at the prefix's start (here the system prompt) hides a later hide",
-        ),
-        id="-".join(pair),
-    )
-    if pair == ("hidden", "other")
-    else pytest.param(pair, id="-".join(pair))
-    for pair in combinations(ORDER, 2)
-]
+PAIRS = [pytest.param(pair, id="-".join(pair)) for pair in combinations(ORDER, 2)]
 
 
 @pytest.mark.parametrize("pair", PAIRS)

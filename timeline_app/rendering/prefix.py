@@ -197,6 +197,9 @@ class PreviousRender:
     stride: int = LEGACY_STRIDE
     segments: int | None = None
     seed: bytes = b""  # unknown for records written before migration 0009
+    # The seqs hidden in its window and its last seq (records since migration 0013; None before).
+    hidden: frozenset[int] | None = None
+    last_seq: int | None = None
 
     def digest(self, i: int) -> bytes:
         """Checkpoint ``i``'s cumulative digest (a legacy record has one per segment)."""
@@ -246,8 +249,14 @@ def explain_cache(
     ttl_seconds: int,
     settings_key: str,
     latest_compaction_id: int | None,
+    current_hidden: frozenset[int] = frozenset(),
+    current_seqs: frozenset[int] | None = None,
 ) -> CacheReport:
-    """Compare this render's prefix with the previous render's (see the module docstring)."""
+    """Compare this render's prefix with the previous render's (see the module docstring).
+
+    ``current_hidden`` and ``current_seqs`` (the seqs hidden in this render's window, and all its
+    seqs) let a change of hide state be named ``hidden`` even when something earlier in the prefix
+    changed too (a new system prompt): the previous record keeps its hidden seqs."""
     if previous is None:
         first = 0 if current.digests else None
         return CacheReport(None, 0, _index(current, first), _path(current, first), "first_render")
@@ -264,7 +273,7 @@ def explain_cache(
         reason = "settings_changed"
     elif latest_compaction_id != previous.latest_compaction_id:
         reason = "compacted"
-    elif (
+    elif _hide_state_changed(previous, current_hidden, current_seqs) or (
         not intact
         and changed is not None
         and previous.seed in (b"", current.seed)  # a new system prompt or format is no hide
@@ -276,6 +285,17 @@ def explain_cache(
     else:
         reason = "other"
     return CacheReport(previous.at, reused, _index(current, changed), _path(current, changed), reason)
+
+
+def _hide_state_changed(
+    previous: PreviousRender, current_hidden: frozenset[int], current_seqs: frozenset[int] | None
+) -> bool:
+    """Whether a block both renders showed was hidden or unhidden in between (known only when the
+    previous record kept its hidden seqs)."""
+    if previous.hidden is None or previous.last_seq is None or current_seqs is None:
+        return False
+    last = previous.last_seq
+    return any(seq in current_seqs and seq <= last for seq in previous.hidden ^ current_hidden)
 
 
 def _agreeing_checkpoints(previous: PreviousRender, current: Prefix) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from timeline_app.models import RenderRecord, Timeline
 from timeline_app.rendering.prefix import PreviousRender
+from timeline_app.rendering.window_shape import unpack_seq_set
 
 
 def previous_render(*, timeline: Timeline) -> PreviousRender | None:
@@ -20,12 +21,14 @@ def previous_render(*, timeline: Timeline) -> PreviousRender | None:
             "segment_stride",
             "segment_count",
             "segment_seed",
+            "hidden_seqs",
+            "window_last_seq",
         )
         .first()
     )
     if row is None:
         return None
-    at, settings_key, summary_seq, digests, seqs, stride, count, seed = row
+    at, settings_key, summary_seq, digests, seqs, stride, count, seed, hidden, last_seq = row
     return PreviousRender(
         at=at,
         settings_key=settings_key,
@@ -35,6 +38,8 @@ def previous_render(*, timeline: Timeline) -> PreviousRender | None:
         stride=stride,
         segments=count,
         seed=bytes(seed),
+        hidden=frozenset(unpack_seq_set(bytes(hidden))) if last_seq is not None else None,
+        last_seq=last_seq,
     )
 
 

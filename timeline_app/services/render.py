@@ -215,6 +215,8 @@ def timeline_render(
             ttl_seconds=settings.cache_ttl_seconds,
             settings_key=key,
             latest_compaction_id=summary_seq,
+            current_hidden=frozenset(block.seq for block in window if block.hidden),
+            current_seqs=frozenset(block.seq for block in window),
         )
         forecast = render_forecast(
             timeline=timeline,
