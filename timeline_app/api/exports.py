@@ -29,9 +29,10 @@ from timeline_app.api.fields import (
     StrictIntegerField,
     StrictSerializer,
 )
+from timeline_app.api.render_serializers import CompactionFiguresOut
 from timeline_app.api.renderers import StableJSONRenderer
 from timeline_app.api.schema import operation
-from timeline_app.api.serializers import TYPE_REGEX, BlockIn, CompactionFiguresOut, SourceIn, SourceOut
+from timeline_app.api.serializers import TYPE_REGEX, BlockIn, SourceIn, SourceOut
 from timeline_app.models import Compaction, Timeline
 from timeline_app.services.export import (
     MAX_IMPORT_SEQ,

@@ -9,7 +9,7 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from timeline_app.api import serializers as s
+from timeline_app.api import render_serializers as rs
 from timeline_app.api.base import TenantView, validated_body
 from timeline_app.api.compactions import compaction_url
 from timeline_app.api.schema import operation
@@ -58,11 +58,11 @@ class RenderView(TenantView):
 
     @operation(
         summary="Render the context for the next model call",
-        request=s.RenderIn,
-        responses={200: s.RenderOut},
+        request=rs.RenderIn,
+        responses={200: rs.RenderOut},
     )
     def post(self, request: Request, conv: str, context: str = MAIN) -> Response:
-        data = validated_body(s.RenderIn, request)
+        data = validated_body(rs.RenderIn, request)
         timeline = self.timeline(request, conv, context)
         system_tokens = data.get("system_tokens")
         if system_tokens is None:
@@ -79,7 +79,7 @@ class RenderView(TenantView):
             tools_tokens=data["tools_tokens"],
             system_text=data.get("system", ""),
         )
-        return Response(s.RenderOut(outcome, context={"debug": data["debug"]}).data)
+        return Response(rs.RenderOut(outcome, context={"debug": data["debug"]}).data)
 
 
 class CompactView(TenantView):
@@ -94,12 +94,12 @@ class CompactView(TenantView):
         "(`…/compactions/{id}/`) from `queued` to its outcome. While a compaction of the context is "
         "queued or running, the answer names that one (a second concurrent run is a no-op). With "
         "`wait`: 200 with the outcome, `id` null when no compaction row was written (nothing to do).",
-        request=s.CompactIn,
-        responses={200: s.CompactResultOut, 202: s.CompactQueuedOut},
+        request=rs.CompactIn,
+        responses={200: rs.CompactResultOut, 202: rs.CompactQueuedOut},
         errors=(400, 401, 404, 429),
     )
     def post(self, request: Request, conv: str, context: str = MAIN) -> Response:
-        data = validated_body(s.CompactIn, request)
+        data = validated_body(rs.CompactIn, request)
         timeline = self.timeline(request, conv, context)
         if data["wait"]:
             outcome = compaction_run(
@@ -116,7 +116,7 @@ class CompactView(TenantView):
                 if outcome.compaction_id is not None
                 else None
             )
-            return Response(s.CompactResultOut(outcome, context={"id": public_id}).data)
+            return Response(rs.CompactResultOut(outcome, context={"id": public_id}).data)
         row = compaction_request(timeline=timeline, force=data["force"])
         body = {
             "id": row.public_id,
@@ -124,4 +124,4 @@ class CompactView(TenantView):
             "status": row.status,
             "task_id": row.task_id,
         }
-        return Response(s.CompactQueuedOut(body).data, status=status.HTTP_202_ACCEPTED)
+        return Response(rs.CompactQueuedOut(body).data, status=status.HTTP_202_ACCEPTED)
