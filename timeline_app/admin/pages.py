@@ -5,7 +5,7 @@ read like its timeline (its change view), the render preview, and the two operat
 ``ConversationAdmin`` inherits this mixin. The pages are ModelAdmin methods (``self`` is the
 admin: its site, options, messages and log), kept apart from ``admin.py`` so that ``admin.py``
 stays the short declarative list of what each list shows and this module holds the pages with
-the one conversation lookup they share. Reads go through ``admin.selectors``, what a page shows is
+the one conversation lookup they share. Reads go through ``admin.*selectors``, what a page shows is
 built in ``admin.presenters``, writes go through services. Everything shown goes through template
 auto-escaping.
 """
@@ -27,7 +27,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 
 from timeline_app import roles
-from timeline_app.admin import cost, display, presenters, sections
+from timeline_app.admin import cost, display, page_selectors, presenters, sections
 from timeline_app.admin import selectors as admin_selectors
 from timeline_app.admin.presenters import HISTORY_RENDERS
 from timeline_app.domain.blocks import Block as BlockValue
@@ -165,18 +165,18 @@ class ConversationPages(admin.ModelAdmin[Conversation]):
         conversation = self.conversation_or_redirect(request, object_id)
         if isinstance(conversation, HttpResponse):
             return conversation
-        contexts = admin_selectors.conversation_contexts(conversation=conversation)
+        contexts = page_selectors.conversation_contexts(conversation=conversation)
         timeline = _select_context(contexts, request.GET.get("context"))
-        page = admin_selectors.timeline_turns_page(
+        page = page_selectors.timeline_turns_page(
             timeline=timeline, page=request.GET.get("page"), per_page=TURNS_PER_PAGE
         )
         turns = list(page.object_list)
-        blocks = admin_selectors.turn_blocks(
+        blocks = page_selectors.turn_blocks(
             timeline=timeline, turn_ids=[t["turn_id"] for t in turns], per_turn=BLOCKS_PER_TURN
         )
-        applied = admin_selectors.timeline_compactions_applied(timeline=timeline)
+        applied = page_selectors.timeline_compactions_applied(timeline=timeline)
         panels = sections.summary_panels(applied)
-        renders = admin_selectors.timeline_render_history(timeline=timeline, limit=HISTORY_RENDERS)
+        renders = page_selectors.timeline_render_history(timeline=timeline, limit=HISTORY_RENDERS)
         context = {
             **self._page_context(request, conversation.title or conversation.public_id),
             **presenters.timeline_facts(conversation, timeline),
@@ -191,7 +191,7 @@ class ConversationPages(admin.ModelAdmin[Conversation]):
             "panels": panels,
             **presenters.timeline_charts(timeline, applied, renders),
             **cost.cost_panel(conversation=conversation, timeline=timeline),
-            "compaction_total": admin_selectors.timeline_compaction_total(timeline=timeline),
+            "compaction_total": page_selectors.timeline_compaction_total(timeline=timeline),
             "can_compact": roles.can_compact(request.user),
             "can_export": roles.can_export(request.user),
             "is_popup": False,
@@ -252,18 +252,18 @@ class ConversationPages(admin.ModelAdmin[Conversation]):
         shape = recorded.window
         today_window: list[BlockValue] = []
         if shape is not None:
-            blocks = admin_selectors.timeline_blocks_of_window(
+            blocks = page_selectors.timeline_blocks_of_window(
                 timeline=timeline,
                 first_seq=shape.first_seq,
                 last_seq=shape.last_seq,
                 summary_seq=shape.summary_seq,
             )
         elif recorded.segment_stride == LEGACY_STRIDE:
-            blocks = admin_selectors.timeline_blocks_of_seqs(
+            blocks = page_selectors.timeline_blocks_of_seqs(
                 timeline=timeline, seqs=replay.legacy_window_seqs(recorded)
             )
         else:
-            blocks, today_window = [], admin_selectors.timeline_window_today(timeline=timeline)
+            blocks, today_window = [], page_selectors.timeline_window_today(timeline=timeline)
         result = replay.replay(
             blocks, recorded, today_settings=_settings_or_default(conversation), today_window=today_window
         )

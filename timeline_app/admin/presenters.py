@@ -1,4 +1,4 @@
-"""What the conversation admin's pages show, built from what ``admin.selectors`` read: the facts
+"""What the conversation admin's pages show, built from the ``admin.*selectors`` reads: the facts
 box and its tool links, the two charts and the render history, the context and page links, and a
 render's text stream. Plain dicts and strings for the templates (auto-escaped there); no writes.
 """
@@ -13,8 +13,7 @@ from django.core.paginator import Page
 from django.urls import reverse
 from django.utils.http import urlencode
 
-from timeline_app.admin import charts, display
-from timeline_app.admin import selectors as admin_selectors
+from timeline_app.admin import charts, display, page_selectors
 from timeline_app.models import Compaction, Conversation, RenderRecord, Timeline
 from timeline_app.rendering import replay, window_shape
 from timeline_app.rendering.formats import debug_text
@@ -63,7 +62,7 @@ def timeline_charts(
     timeline: WindowedTimeline, applied: list[Compaction], renders: list[RenderRecord]
 ) -> dict[str, Any]:
     """The two charts and the render history table (two bounded queries: turns, renders)."""
-    turns = admin_selectors.timeline_turn_tokens(timeline=timeline, limit=CHART_TURNS)
+    turns = page_selectors.timeline_turn_tokens(timeline=timeline, limit=CHART_TURNS)
     markers = []
     for compaction in applied:
         index = next((i for i, t in enumerate(turns) if t["last_seq"] >= compaction.first_retained_seq), None)

@@ -1,6 +1,6 @@
-"""The conversation page's rows, built from what ``admin.selectors`` read: a page of turns grouped
-under the summaries that compacted them, each block as one row, and a digest as tables. Built in
-memory only; no reads here."""
+"""The conversation page's rows, built from what ``admin.page_selectors`` read: a page of turns
+grouped under the summaries that compacted them, each block as one row, and a digest as tables.
+Built in memory only; no reads here."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from timeline_app.domain.text import one_line
 from timeline_app.models import Block, Compaction, Timeline
 
 if TYPE_CHECKING:
-    from timeline_app.admin.selectors import ListedBlock
+    from timeline_app.admin.page_selectors import ListedBlock
 
 DIGEST_ROWS = 100
 PREVIEW_CHARS = 160

@@ -1,5 +1,5 @@
-"""Every read of the support admin: the conversation lookup, list annotations, the paged
-timeline page, the operator actions' targets and the planner's row estimate.
+"""The reads of the support admin but its conversation page's (``admin.page_selectors``): the
+conversation lookup, list annotations, the operator actions' targets and the planner's row estimate.
 
 Every number on the conversation list comes from a correlated subquery in the one list query (no
 per-row Python query), and each subquery reads through an index of the block table:
@@ -17,9 +17,8 @@ per-row Python query), and each subquery reads through an index of the block tab
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, TypedDict
 
-from django.core.paginator import Page, Paginator
 from django.db import connections
 from django.db.models import (
     BigIntegerField,
@@ -30,20 +29,15 @@ from django.db.models import (
     F,
     FloatField,
     IntegerField,
-    Max,
-    Min,
     OuterRef,
-    Q,
     QuerySet,
     Subquery,
     Sum,
     When,
-    Window,
 )
-from django.db.models.functions import Coalesce, Length, RowNumber, Substr
+from django.db.models.functions import Coalesce, Length
 
 from timeline_app.domain import blocks as b
-from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.errors import InvalidInput
 from timeline_app.models import (
     Block,
@@ -55,14 +49,11 @@ from timeline_app.models import (
     Timeline,
     block_count_of,
 )
-from timeline_app.selectors.blocks import blocks_matching, visible_window
-from timeline_app.selectors.contexts import strategy_window
-from timeline_app.selectors.renders import render_history
+from timeline_app.selectors.blocks import blocks_matching
 
 if TYPE_CHECKING:
-    from timeline_app.models import WindowedTimeline
+    pass
 
-PREVIEW_CHARS = 240
 # PostgreSQL's bigint: a longer number in a URL is no database id (and would fail the query).
 _MAX_PK = 2**63 - 1
 
@@ -125,20 +116,11 @@ class ConversationListAnnotations(TypedDict):
     last_compaction_status: str | None
 
 
-class TurnBlockAnnotations(TypedDict):
-    """What ``turn_blocks()`` adds to each block row instead of its text and payload."""
-
-    text_head: str
-    data_size: int
-
-
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
 
     ListedConversation = WithAnnotations[Conversation, ConversationListAnnotations]
     """A conversation row read through ``conversation_admin_list()``."""
-    ListedBlock = WithAnnotations[Block, TurnBlockAnnotations]
-    """A block row read through ``turn_blocks()``."""
 
 
 def conversation_admin_list() -> QuerySet[Conversation]:
@@ -249,6 +231,14 @@ def conversation_timeline(*, conversation: Conversation, name: str) -> Timeline 
     return timeline
 
 
+def timeline_render_record(*, timeline: Timeline, record_id: int) -> RenderRecord | None:
+    """One recorded render of this timeline (another timeline's id finds nothing), with its
+    packed fingerprint."""
+    if not 0 < record_id <= _MAX_PK:
+        return None
+    return RenderRecord.objects.filter(timeline=timeline, pk=record_id).first()
+
+
 def conversations_main_timelines(*, conversations: QuerySet[Conversation]) -> list[Timeline]:
     """The ``main`` context of each of ``conversations``, with its conversation (the list action)."""
     return list(
@@ -282,134 +272,3 @@ def table_row_estimate(*, queryset: QuerySet[Any]) -> int | None:
         )
         row = cursor.fetchone()
     return int(row[0]) if row else None
-
-
-# ---------------------------------------------------------------- the conversation page
-
-
-def conversation_contexts(*, conversation: Conversation) -> list[WindowedTimeline]:
-    """The conversation's named contexts with their window (``with_window``) and block count,
-    ``main`` first."""
-    rows = Timeline.objects.with_window().with_block_count().filter(conversation=conversation).order_by("id")
-    contexts = cast("list[WindowedTimeline]", list(rows))
-    contexts.sort(key=lambda t: (t.name != Timeline.DEFAULT_NAME, t.pk))
-    return contexts
-
-
-def timeline_compactions_applied(*, timeline: Timeline) -> list[Compaction]:
-    """Applied compactions in timeline order (by first retained block), with their summary blocks (binary payload left out)."""
-    return list(
-        Compaction.objects.filter(timeline=timeline, status=Compaction.Status.APPLIED)
-        .select_related("summary_block")
-        .defer("summary_block__data", "digest")
-        .order_by("first_retained_seq", "id")
-    )
-
-
-def timeline_compaction_total(*, timeline: Timeline) -> int:
-    return Compaction.objects.filter(timeline=timeline).count()
-
-
-def timeline_turns_page(*, timeline: Timeline, page: int | str | None, per_page: int) -> Page[dict[str, Any]]:
-    """A page of the timeline's turns, ordered by their first block (two queries: count, page).
-
-    Turns are the distinct ``turn_id`` values (blocks written outside any turn form the turn
-    ``""``); the grouped scan reads ``timeline_block_turn_idx``.
-    """
-    turns = (
-        Block.objects.filter(timeline=timeline)
-        .order_by()
-        .values("turn_id")
-        .annotate(first_seq=Min("seq"), block_total=Count("pk"))
-        .order_by("first_seq", "turn_id")
-    )
-    return Paginator(turns, per_page).get_page(page)
-
-
-def turn_blocks(*, timeline: Timeline, turn_ids: list[str], per_turn: int) -> list[ListedBlock]:
-    """The first ``per_turn`` blocks of each turn, ordered by seq, with a text head instead of the text.
-
-    One query; the full text and the binary payload are never read here (``text_head`` and
-    ``data_size`` stand in for them).
-    """
-    if not turn_ids:
-        return []
-    ranked = (
-        Block.objects.filter(timeline=timeline, turn_id__in=turn_ids)
-        .defer("text", "data", "meta")
-        .annotate(
-            text_head=Substr("text", 1, PREVIEW_CHARS + 1),
-            data_size=Coalesce(Length("data"), 0),
-            rank=Window(RowNumber(), partition_by=[F("turn_id")], order_by=F("seq").asc()),
-        )
-        .filter(rank__lte=per_turn)
-        .order_by("seq")
-    )
-    return cast("list[ListedBlock]", list(ranked))
-
-
-def timeline_turn_tokens(*, timeline: WindowedTimeline, limit: int) -> list[dict[str, Any]]:
-    """The latest ``limit`` turns' tokens split into visible / hidden / compacted, oldest first.
-
-    ``timeline`` comes annotated by ``TimelineQuerySet.with_window`` (``conversation_contexts``).
-    One grouped query (``timeline_block_turn_idx``), never one per turn: ``compacted`` is every
-    block before its ``window_first_seq`` (compacted or cleared: out of the window), ``hidden`` the
-    hidden blocks of the visible window and ``visible`` the rest.
-    """
-    in_window = Q(seq__gte=timeline.window_first_seq)
-    rows = (
-        Block.objects.filter(timeline=timeline)
-        .order_by()
-        .values("turn_id")
-        .annotate(
-            first_seq=Min("seq"),
-            last_seq=Max("seq"),
-            visible=Coalesce(Sum("tokens", filter=in_window & Q(hidden=False)), 0),
-            hidden_tokens=Coalesce(Sum("tokens", filter=in_window & Q(hidden=True)), 0),
-            compacted=Coalesce(Sum("tokens", filter=~in_window), 0),
-        )
-        .order_by("-first_seq")[:limit]
-    )
-    return list(reversed(list(rows)))
-
-
-def timeline_render_history(*, timeline: Timeline, limit: int) -> list[RenderRecord]:
-    """The newest ``limit`` renders of the timeline, newest first (one query)."""
-    return render_history(timeline=timeline, limit=limit)
-
-
-def timeline_render_record(*, timeline: Timeline, record_id: int) -> RenderRecord | None:
-    """One recorded render of this timeline (another timeline's id finds nothing), with its
-    packed fingerprint."""
-    if not 0 < record_id <= _MAX_PK:
-        return None
-    return RenderRecord.objects.filter(timeline=timeline, pk=record_id).first()
-
-
-def timeline_blocks_of_seqs(*, timeline: Timeline, seqs: list[int]) -> list[BlockValue]:
-    """The stored blocks of ``seqs`` as pure values with their current hide state (one range
-    query over ``(timeline, seq)``)."""
-    if not seqs:
-        return []
-    wanted = set(seqs)
-    rows = Block.objects.filter(timeline=timeline, seq__gte=min(wanted), seq__lte=max(wanted)).as_values()
-    return [block for block in rows if block.seq in wanted]
-
-
-def timeline_blocks_of_window(
-    *, timeline: Timeline, first_seq: int | None, last_seq: int | None, summary_seq: int | None
-) -> list[BlockValue]:
-    """The stored blocks of a recorded window's shape (``replay.WindowShape``), with their current
-    hide state: those of seq ``first_seq``..``last_seq`` and the summary (one range query over
-    ``(timeline, seq)``)."""
-    wanted = Q(pk__in=[])
-    if first_seq is not None and last_seq is not None:
-        wanted |= Q(seq__gte=first_seq, seq__lte=last_seq)
-    if summary_seq is not None:
-        wanted |= Q(seq=summary_seq)
-    return Block.objects.filter(wanted, timeline=timeline).order_by("seq").as_values()
-
-
-def timeline_window_today(*, timeline: Timeline) -> list[BlockValue]:
-    """Today's window of the context, as a render would start from it (before TTL pruning)."""
-    return strategy_window(timeline=timeline, window=visible_window(timeline=timeline))
