@@ -11,7 +11,8 @@ from django.utils import timezone
 
 from tests.admin import urls
 from tests.admin.builders import contribute_turns
-from timeline_app.admin.admin import BlockAdmin, CompactionAdmin
+from timeline_app.admin.admin import BlockAdmin
+from timeline_app.admin.compactions import CompactionAdmin
 from timeline_app.domain.contributions import NewAttachment
 from timeline_app.models import Block, Compaction
 from timeline_app.services.blocks import turn_start
