@@ -13,53 +13,38 @@ auto-escaping.
 from __future__ import annotations
 
 import json
-import logging
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin, messages
-from django.contrib.admin.utils import quote, unquote
+from django.contrib.admin.utils import unquote
 from django.core.exceptions import BadRequest, PermissionDenied
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import URLPattern, path, reverse
+from django.urls import URLPattern, path
 from django.utils.html import format_html
 
 from timeline_app import roles
-from timeline_app.admin import cost, display, page_selectors, presenters, sections
+from timeline_app.admin import cost, display, operations, page_selectors, presenters, sections
 from timeline_app.admin import selectors as admin_selectors
 from timeline_app.admin.presenters import HISTORY_RENDERS
 from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.domain.messages import CONTEXT_NAME_PATTERN
 from timeline_app.domain.settings import RenderSettings, SettingsError, resolve_settings
-from timeline_app.models import Compaction, Conversation, Timeline
+from timeline_app.models import Conversation, Timeline
 from timeline_app.rendering import replay, window_shape
-from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.rendering.prefix import LEGACY_STRIDE
-from timeline_app.services.compaction_requests import compaction_request
 from timeline_app.services.export import timeline_export
-from timeline_app.services.render import RenderOutcome, timeline_render
 
 if TYPE_CHECKING:
     from timeline_app.models import WindowedTimeline
 
-logger = logging.getLogger(__name__)
 
 TURNS_PER_PAGE = 20
 BLOCKS_PER_TURN = 200
 MAX_SYSTEM_TOKENS = 10_000_000
 COMPACT_AT_ONCE = 20
-# A queued compaction's message level by the row's status (with eager tasks, the embedded mode,
-# the task has run already and the row has its outcome).
-COMPACT_LEVELS = {
-    Compaction.Status.QUEUED: messages.SUCCESS,
-    Compaction.Status.RUNNING: messages.SUCCESS,
-    Compaction.Status.APPLIED: messages.SUCCESS,
-    Compaction.Status.SKIPPED: messages.WARNING,
-    Compaction.Status.REJECTED: messages.WARNING,
-    Compaction.Status.FAILED: messages.ERROR,
-}
 
 
 def _int(value: str | None) -> int:
@@ -215,7 +200,7 @@ class ConversationPages(admin.ModelAdmin[Conversation]):
             "force": _flag(request, "force", False),
             "system_tokens": max(0, min(_int(request.GET.get("system_tokens")), MAX_SYSTEM_TOKENS)),
         }
-        outcome, error = _dry_render(timeline, **options)
+        outcome, error = operations.dry_render(timeline, **options)
         stream = (outcome.rendered.debug or "") if outcome is not None else ""
         lines = presenters.text_lines(stream)
         title = f"Render preview: {conversation.title or conversation.public_id}"
@@ -303,7 +288,7 @@ class ConversationPages(admin.ModelAdmin[Conversation]):
         if isinstance(conversation, HttpResponse):
             return conversation
         timeline = self._timeline(request, conversation)
-        level, text = _compact(timeline)
+        level, text = operations.compact(timeline)
         messages.add_message(request, level, text)
         self.log_change(request, conversation, f"Queued a compaction of context “{timeline.name}”.")
         return HttpResponseRedirect(display.conversation_url(conversation, context=timeline.name))
@@ -314,7 +299,7 @@ class ConversationPages(admin.ModelAdmin[Conversation]):
         for timeline in admin_selectors.conversations_main_timelines(
             conversations=queryset[:COMPACT_AT_ONCE]
         ):
-            level, text = _compact(timeline)
+            level, text = operations.compact(timeline)
             self.message_user(request, format_html("{}: {}", timeline.conversation.public_id, text), level)
             self.log_change(request, timeline.conversation, "Queued a compaction of context “main”.")
 
@@ -362,44 +347,3 @@ def _flag(request: HttpRequest, name: str, default: bool) -> bool:
     if "submitted" not in request.GET:
         return default
     return request.GET.get(name) in {"1", "on", "true"}
-
-
-def _dry_render(
-    timeline: Timeline, *, include_sources: bool, include_announce: bool, force: bool, system_tokens: int
-) -> tuple[RenderOutcome | None, str | None]:
-    """The render preview's dry run; a failure is shown on the page instead of a 500."""
-    try:
-        outcome = timeline_render(
-            timeline=timeline,
-            options=RenderOptions(
-                format="text", include_sources=include_sources, include_announce=include_announce
-            ),
-            system_tokens=system_tokens,
-            force_sanitize=force,
-            dry_run=True,
-        )
-    except Exception as exc:
-        logger.exception("render preview of timeline %s failed", timeline.pk)
-        return None, f"{type(exc).__name__}: {exc}"
-    return outcome, None
-
-
-def _compact(timeline: Timeline) -> tuple[int, str]:
-    """Queue a forced manual compaction as ``POST …/compact/`` does (``compaction_request``: a
-    ``queued`` row the worker finishes, or the one already queued or running); returns a message
-    level and text naming that compaction. The summarizer never runs in the admin's request."""
-    try:
-        row = compaction_request(timeline=timeline, force=True)
-    except Exception as exc:
-        logger.exception("manual compaction of timeline %s could not be queued", timeline.pk)
-        return messages.ERROR, f"Compaction of “{timeline.name}” not queued: {type(exc).__name__}: {exc}"
-    url = reverse("admin:timeline_app_compaction_change", args=[quote(row.pk)])
-    text = format_html(
-        'Compaction <a href="{}">{}</a> of “{}”: {}{}.',
-        url,
-        row.public_id,
-        timeline.name,
-        row.status,
-        f" ({row.error})" if row.error else "",
-    )
-    return COMPACT_LEVELS.get(Compaction.Status(row.status), messages.INFO), text
