@@ -20,6 +20,7 @@ TOUR = TOUR_FILE.read_text()
 VOLATILE = [
     (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)"), "<time>"),
     (re.compile(r"cmp_[0-9a-f]{16}"), "<cmp>"),
+    (re.compile(r"rnd_[A-Za-z0-9_-]{22}"), "<render>"),
     (re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "<uuid>"),
     (re.compile(r'"(duration_ms|summarize_ms)":\d+'), r'"\1":0'),
 ]

@@ -23,8 +23,10 @@ from schemathesis.config import SchemathesisConfig
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from timeline_app.models import Conversation, Tenant
+from timeline_app.rendering.usage.reported import UsageError, read_usage
 from timeline_app.services.api_keys import api_key_create
 from timeline_app.services.conversations import conversation_create
+from timeline_app.services.summarizers import summary_model_problem
 
 MAX_EXAMPLES = int(os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "50"))
 CONV = "fuzz"  # every {conv} in a path addresses this conversation of the caller's tenant
@@ -152,6 +154,40 @@ def searchable(case) -> bool:
     return True
 
 
+def _settings_of(body) -> dict:
+    settings = body.get("settings") if isinstance(body, dict) else None
+    return settings if isinstance(settings, dict) else {}
+
+
+def summary_model_allowed(case) -> bool:
+    """A conversation's ``summary_model`` must suit the configured summarizer (the rule in the
+    setting's description; none under the extractive one): not a shape a schema can state."""
+    model = _settings_of(case.body).get("summary_model")
+    return not isinstance(model, str) or summary_model_problem(model) is None
+
+
+def usage_readable(case) -> bool:
+    """A usage report's ``usage`` is one of the providers' usage objects (Anthropic's or
+    OpenAI's, read by ``rendering.usage.reported.read_usage``), which the schema leaves open."""
+    if not case.path.endswith("/usage/") or case.method.upper() != "POST" or not isinstance(case.body, dict):
+        return True
+    try:
+        read_usage(case.body.get("usage"))
+    except UsageError:
+        return False
+    return True
+
+
+def within_the_rules(case) -> bool:
+    return (
+        inside_the_schema(case.body)
+        and searchable(case)
+        and blocks_query_consistent(case)
+        and summary_model_allowed(case)
+        and usage_readable(case)
+    )
+
+
 LIST_PARAMS = {"type", "turn_id", "hidden", "since_seq", "cursor", "limit"}
 
 
@@ -169,7 +205,7 @@ def blocks_query_consistent(case) -> bool:
 @schema.parametrize()
 @QUIET
 def test_every_operation_conforms_to_the_schema(case, auth):
-    if not inside_the_schema(case.body) or not searchable(case) or not blocks_query_consistent(case):
+    if not within_the_rules(case):
         return  # a 400 is right (the NUL run below covers NULs)
     case.call_and_validate(headers=auth)
 
@@ -199,7 +235,7 @@ def test_stateful_chains_along_the_declared_links(auth):
 
     class WithinTheRules(stateful.as_state_machine()):  # type: ignore[misc]
         def validate_response(self, response, case, additional_checks=None, **kwargs):
-            if inside_the_schema(case.body) and searchable(case) and blocks_query_consistent(case):
+            if within_the_rules(case):
                 super().validate_response(response, case, additional_checks, **kwargs)
 
     WithinTheRules.run(

@@ -110,7 +110,7 @@ class CompactView(TenantView):
                 system_tokens=data["system_tokens"],
             )
             public_id = (
-                Compaction.objects.filter(pk=outcome.compaction_id)
+                Compaction.objects.filter(timeline=timeline, pk=outcome.compaction_id)
                 .values_list("public_id", flat=True)
                 .first()
                 if outcome.compaction_id is not None

@@ -98,6 +98,10 @@ def native_anthropic_request(
     blocks: list[CacheBlock] = []
     if head_tokens > 0:
         blocks.append(CacheBlock(prefix.seed, head_tokens, head_ttl))
-    for digest, tokens, seq in zip(prefix.digests, prefix.tokens, prefix.seqs, strict=True):
-        blocks.append(CacheBlock(digest, head_tokens + tokens, ttl if seq in marked else None))
+    # A stored block can render as more than one segment (a continued turn's header shares the seq
+    # of the block after it): its marker sits on its last segment, once, as in the request.
+    last_of = {seq: i for i, seq in enumerate(prefix.seqs)}
+    for i, (digest, tokens, seq) in enumerate(zip(prefix.digests, prefix.tokens, prefix.seqs, strict=True)):
+        marker = ttl if seq in marked and last_of[seq] == i else None
+        blocks.append(CacheBlock(digest, head_tokens + tokens, marker))
     return CacheRequest(provider="anthropic", model=model, blocks=tuple(blocks), input_tokens=input_tokens)
