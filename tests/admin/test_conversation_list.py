@@ -48,7 +48,7 @@ def test_list_columns_show_turns_blocks_visible_tokens_and_compactions(support, 
     assert row.compaction_count == 1
     assert row.last_compaction_status == "applied"
     page = response.content.decode()
-    for header in ("turns", "blocks", "visible tokens", "last activity", "compactions · last"):
+    for header in ("turns", "blocks", "visible", "last activity", "compactions · last"):
         assert f">{header}" in page.lower()
     assert '1 <span class="tl-status tl-status-applied">applied</span>' in page
 

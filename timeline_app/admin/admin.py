@@ -132,7 +132,7 @@ class ConversationAdmin(ConversationPages, ReadOnlyAdmin):
     def last_activity(self, obj: Conversation) -> str:
         return display.utc(obj.last_activity_at)
 
-    @admin.display(description="visible tokens")
+    @admin.display(description="visible")
     def visible_tokens(self, obj: ListedConversation) -> int:
         return obj.visible_tokens
 
@@ -145,13 +145,13 @@ class ConversationAdmin(ConversationPages, ReadOnlyAdmin):
             return str(count)
         return format_html("{} {}", count, display.status_badge(status))
 
-    @admin.display(description="cost (USD)", ordering="usage_cost")
+    @admin.display(description="USD", ordering="usage_cost")
     def cost(self, obj: Conversation) -> str:
         """Reported usage, priced (empty: nothing reported)."""
         value = getattr(obj, "usage_cost", None)
         return f"{value.quantize(Decimal('0.0001'))}" if value is not None else display.NOTHING
 
-    @admin.display(description="cache-read share", ordering="usage_read_share")
+    @admin.display(description="cached", ordering="usage_read_share")
     def cache_read_share(self, obj: Conversation) -> str:
         share = getattr(obj, "usage_read_share", None)
         return f"{100 * share:.1f} %" if share is not None else display.NOTHING
