@@ -259,7 +259,8 @@ def test_writes_survive_postgres_and_redis_restarts_exactly_once_and_only_503s(g
         assert set(stored) <= w.attempted
 
     # Recovered without restarting anything: the same processes, gunicorn booted no new worker.
-    assert gunicorn.process.poll() is None and worker.process.poll() is None
+    assert gunicorn.process.poll() is None, gunicorn.log()[-3000:]
+    assert worker.process.poll() is None, f"the worker exited: {worker.log()[-6000:]}"
     assert gunicorn.log().count("Booting worker") == 2, gunicorn.log()[-3000:]
     health = setup.transport._client.get(f"{gunicorn.base}/healthz").json()
     assert health["checks"] == {"database": "ok", "broker": "ok"}
