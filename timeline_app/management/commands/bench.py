@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+from timeline_app import tenancy
 from timeline_app.benchmarks import formats, load
 
 SUITES = ("append", "engine", "compaction", "storage", "export")
@@ -44,6 +45,10 @@ class Command(BaseCommand):
         load.add_argument("--max-tokens", type=int, default=20_000, help="each conversation's max_tokens")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        with tenancy.tenant_scope_all():  # a management command: every tenant (row-level security)
+            self._handle(**options)
+
+    def _handle(self, **options: Any) -> None:
         if pending := unapplied_migrations():
             raise CommandError(
                 f"the database ({connection.settings_dict['NAME']}) has {pending} unapplied migration(s): "
