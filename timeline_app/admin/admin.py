@@ -175,7 +175,7 @@ class ConversationAdmin(ConversationPages, ReadOnlyAdmin):
 class BlockAdmin(ReadOnlyAdmin):
     list_display = (
         "seq",
-        "conversation",
+        "conversation_link",
         "context",
         "turn_id",
         "type",
@@ -193,7 +193,7 @@ class BlockAdmin(ReadOnlyAdmin):
     search_help_text = "An exact path (ar:…, tc:…, fi:…, su:…) or turn id."
     ordering = ("timeline", "seq")
     fields = (
-        "conversation",
+        "conversation_link",
         "context",
         "seq",
         "turn_id",
@@ -218,8 +218,9 @@ class BlockAdmin(ReadOnlyAdmin):
         rows = super().get_queryset(request).defer("data")
         return admin_selectors.in_tenants(rows, tenants, via="timeline__conversation__tenant")
 
+    # Not ``conversation``: the model's own ``conversation`` key (row-level security) would win.
     @admin.display(description="conversation")
-    def conversation(self, obj: Block) -> str:
+    def conversation_link(self, obj: Block) -> str:
         return display.conversation_link(obj.timeline.conversation)
 
     @admin.display(description="context")
@@ -301,7 +302,7 @@ class CompactionAdmin(ReadOnlyAdmin):
     search_help_text = "An exact conversation id."
     ordering = ("-id",)
     fields = (
-        "conversation",
+        "conversation_link",
         "context",
         "trigger",
         "status_badge",
@@ -323,8 +324,9 @@ class CompactionAdmin(ReadOnlyAdmin):
         "digest_display",
     )
 
+    # Not ``conversation``: the model's own ``conversation`` key (row-level security) would win.
     @admin.display(description="conversation")
-    def conversation(self, obj: Compaction) -> str:
+    def conversation_link(self, obj: Compaction) -> str:
         return display.conversation_link(obj.timeline.conversation)
 
     @admin.display(description="context")
