@@ -68,6 +68,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Row-level security: clears the tenant as a request starts (the API key sets it; staff on
+    # the admin see every tenant). After authentication, before anything reads a tenant's rows.
+    "timeline_app.tenancy.TenantScopeMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last: turns a locked-out admin login into its 429 page.

@@ -35,6 +35,56 @@ def _database_is_the_real_one(django_db_setup, django_db_blocker):
             print(f"\nDatabase: {cursor.fetchone()[0]}")
 
 
+@pytest.fixture
+def _app_role(db):
+    """The plain application role the row-level security tests run as (tests/rls_support.py),
+    created inside the test's transaction (so it goes with it)."""
+    from django.db import connection
+
+    from tests import rls_support
+
+    if connection.vendor != "postgresql":
+        pytest.skip("row-level security is PostgreSQL's")
+    rls_support.create_app_role()
+    return rls_support.APP_ROLE
+
+
+@pytest.fixture
+def app_role(_app_role):
+    """Queries run as the application role inside the test (``SET ROLE``), not the superuser;
+    ask for it after the fixtures that plant rows."""
+    from tests import rls_support
+
+    with rls_support.app_role():
+        yield _app_role
+
+
+RLS_ONLY = os.environ.get("TIMELINE_TEST_RLS_ONLY") == "1"
+
+
+@pytest.fixture(autouse=True)
+def _database_alone_holds_the_line(request):
+    """``TIMELINE_TEST_RLS_ONLY=1``: every request runs as the application role with every tenant
+    filter dropped (tests/rls_support.py), so a cross-tenant test passes only if PostgreSQL's
+    row-level security refuses the other tenant's rows itself."""
+    if not RLS_ONLY or not _needs_db(request.node):
+        yield
+        return
+    from django.core import signals
+
+    from tests import rls_support
+
+    request.getfixturevalue("_app_role")
+    with rls_support.strip_tenant_filters():
+        signals.request_started.connect(rls_support.request_started, dispatch_uid="rls-only-start")
+        signals.request_finished.connect(rls_support.request_finished, dispatch_uid="rls-only-finish")
+        try:
+            yield
+        finally:
+            signals.request_started.disconnect(dispatch_uid="rls-only-start")
+            signals.request_finished.disconnect(dispatch_uid="rls-only-finish")
+
+
 DB_FIXTURES = frozenset({"db", "transactional_db", "django_db_reset_sequences", "live_server"})
 
 

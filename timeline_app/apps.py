@@ -1,5 +1,6 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_migrate
+from django.core.signals import request_finished
+from django.db.models.signals import post_migrate, pre_migrate
 
 
 class TimelineAppConfig(AppConfig):
@@ -9,7 +10,10 @@ class TimelineAppConfig(AppConfig):
 
     def ready(self) -> None:
         # Django's rule: models (which roles imports) are importable only once the registry is ready.
-        from timeline_app import tasks  # noqa: F401
+        from timeline_app import (
+            tasks,  # noqa: F401
+            tenancy,
+        )
         from timeline_app.roles import create_roles_after_migrate
 
         # Every process registers the Celery tasks: services enqueue them by name from Celery's
@@ -19,3 +23,10 @@ class TimelineAppConfig(AppConfig):
         post_migrate.connect(
             create_roles_after_migrate, sender=self, dispatch_uid="timeline_app.roles.create_roles"
         )
+        # Row-level security (issue 26): a persistent connection carries no request's tenant into
+        # the next one, and migrations see every tenant.
+        request_finished.connect(
+            tenancy.clear_when_request_finishes, dispatch_uid="timeline_app.tenancy.clear"
+        )
+        pre_migrate.connect(tenancy.widen_for_migrations, dispatch_uid="timeline_app.tenancy.widen")
+        post_migrate.connect(tenancy.clear_after_migrations, dispatch_uid="timeline_app.tenancy.narrow")

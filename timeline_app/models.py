@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from django.conf import settings
 from django.db import models
@@ -101,7 +101,80 @@ class Conversation(models.Model):
         return self.public_id
 
 
-class TimelineQuerySet(models.QuerySet["Timeline"]):
+def _owner_key(model: Any, *, related_name: str = "+") -> Any:
+    """A denormalised owner key (issue 26): the tenant or the conversation a row belongs to, set on
+    insert from its parent and never changed. No foreign-key constraint and no index of its own:
+    the parent's key already guarantees both, and every query names the timeline first; it is the
+    row-level security key (``tenancy``) and the sharding key (docs/scaling.md)."""
+    return models.ForeignKey(
+        model,
+        on_delete=models.CASCADE,
+        related_name=related_name,
+        db_constraint=False,
+        db_index=False,
+        editable=False,
+    )
+
+
+def fill_owners(rows: list[Any]) -> None:
+    """Give rows below a timeline (or timelines below a conversation) their tenant and
+    conversation before they are inserted, from the parent instance they were built with, or with
+    one query for the parents that were given by id only."""
+    missing: dict[int, list[Any]] = {}
+    for row in rows:
+        if row.tenant_id is not None and (isinstance(row, Timeline) or row.conversation_id is not None):
+            continue
+        parent_field = "conversation" if isinstance(row, Timeline) else "timeline"
+        parent = row._state.fields_cache.get(parent_field)
+        if parent is not None and parent.__dict__.get("tenant_id") is not None:
+            _set_owner(row, parent.tenant_id, getattr(parent, "conversation_id", parent.pk))
+        else:
+            missing.setdefault(getattr(row, f"{parent_field}_id"), []).append(row)
+    if not missing:
+        return
+    parents: Any = (
+        Conversation.objects.filter(pk__in=missing).values_list("pk", "tenant_id", "pk")
+        if isinstance(next(iter(missing.values()))[0], Timeline)
+        else Timeline.objects.filter(pk__in=missing).values_list("pk", "tenant_id", "conversation_id")
+    )
+    for pk, tenant_id, conversation_id in parents:
+        for row in missing[pk]:
+            _set_owner(row, tenant_id, conversation_id)
+
+
+def _set_owner(row: Any, tenant_id: int, conversation_id: int) -> None:
+    row.tenant_id = tenant_id
+    if not isinstance(row, Timeline):
+        row.conversation_id = conversation_id
+
+
+_Owned = TypeVar("_Owned", bound=models.Model)
+
+
+class OwnedQuerySet(models.QuerySet[_Owned]):
+    """``bulk_create`` fills the owner keys (``fill_owners``) first: every insert path carries them."""
+
+    def bulk_create(self, objs: Any, *args: Any, **kwargs: Any) -> list[_Owned]:
+        rows = list(objs)
+        fill_owners(rows)
+        return super().bulk_create(rows, *args, **kwargs)
+
+
+class OwnedModel(models.Model):
+    """A row that carries its tenant (the row-level security key) and, below a conversation, its
+    conversation (the sharding key), both set on insert."""
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # The one save() override: the owner keys are the parent's, copied as the row is inserted.
+        if self._state.adding:
+            fill_owners([self])
+        super().save(*args, **kwargs)
+
+
+class TimelineQuerySet(OwnedQuerySet["Timeline"]):
     def with_window(self) -> TimelineQuerySet:
         """Each timeline annotated with its visible window, in the same query (no N+1):
 
@@ -166,7 +239,7 @@ def block_count_of(**where: Any) -> Subquery:
     )
 
 
-class Timeline(models.Model):
+class Timeline(OwnedModel):
     """A named context of a conversation (``main`` by default): one ordered block stream.
 
     Its visible window is ``[latest summary] + blocks from window_start() on`` (DESIGN §3).
@@ -175,6 +248,7 @@ class Timeline(models.Model):
     DEFAULT_NAME = "main"
 
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="timelines")
+    tenant = _owner_key(Tenant)
     name = models.CharField(max_length=64, default=DEFAULT_NAME)
     next_seq = models.BigIntegerField(default=1)
     # Blocks below this seq were cleared from the context's view (seed 004 ``clear()``); still stored.
@@ -254,7 +328,7 @@ def block_value(*columns: Any) -> BlockValue:
 _DATA = VALUE_FIELDS.index("data")
 
 
-class BlockQuerySet(models.QuerySet["Block"]):
+class BlockQuerySet(OwnedQuerySet["Block"]):
     def window(self, *, timeline: Any, start: Any) -> BlockQuerySet:
         """The stored blocks of a visible window starting at ``start`` (summaries come separately;
         popped messages are in no window).
@@ -276,9 +350,11 @@ class BlockQuerySet(models.QuerySet["Block"]):
         return [block_value(*row) for row in self.values_list(*VALUE_FIELDS)]
 
 
-class Block(models.Model):
+class Block(OwnedModel):
     # No index of its own: the (timeline, seq) unique constraint leads with the timeline.
     timeline = models.ForeignKey(Timeline, on_delete=models.CASCADE, related_name="blocks", db_index=False)
+    tenant = _owner_key(Tenant)
+    conversation = _owner_key(Conversation)
     seq = models.BigIntegerField()
     turn_id = models.CharField(max_length=128, blank=True)
     type = models.CharField(max_length=64)
@@ -334,7 +410,7 @@ class Block(models.Model):
         return block_value(*(getattr(self, name) for name in VALUE_FIELDS))
 
 
-class CompactionQuerySet(models.QuerySet["Compaction"]):
+class CompactionQuerySet(OwnedQuerySet["Compaction"]):
     def applied(self) -> CompactionQuerySet:
         return self.filter(status=Compaction.Status.APPLIED)
 
@@ -379,12 +455,14 @@ def new_compaction_id() -> str:
     return f"cmp_{secrets.token_hex(8)}"
 
 
-class Compaction(models.Model):
+class Compaction(OwnedModel):
     Trigger = CompactionTrigger
     Status = CompactionStatus
     Outcome = CompactionOutcomeStatus
 
     timeline = models.ForeignKey(Timeline, on_delete=models.CASCADE, related_name="compactions")
+    tenant = _owner_key(Tenant)
+    conversation = _owner_key(Conversation)
     # Set on every new row; nullable in the database only so that adding it did not rewrite the
     # table (migration 0009 filled in the rows it found).
     public_id = models.CharField(max_length=32, null=True, blank=True, default=new_compaction_id)
@@ -452,7 +530,11 @@ class Compaction(models.Model):
         return f"compaction {self.pk} ({self.status})"
 
 
-class RenderRecord(models.Model):
+class RenderRecordQuerySet(OwnedQuerySet["RenderRecord"]):
+    pass
+
+
+class RenderRecord(OwnedModel):
     """One render that was not a dry run: the cache explainer's history (``rendering/prefix.py``).
 
     The prefix fingerprint is kept bounded (``rendering.prefix.Fingerprint``: at most 1,024
@@ -462,6 +544,8 @@ class RenderRecord(models.Model):
     """
 
     timeline = models.ForeignKey(Timeline, on_delete=models.CASCADE, related_name="renders")
+    tenant = _owner_key(Tenant)
+    conversation = _owner_key(Conversation)
     rendered_at = models.DateTimeField()
     reason = models.CharField(max_length=24, choices=[(r, r) for r in CACHE_REASONS])
     previous_render_at = models.DateTimeField(null=True, blank=True)
@@ -521,6 +605,8 @@ class RenderRecord(models.Model):
     model = models.CharField(max_length=100, blank=True)
     system_text = models.TextField(blank=True)
 
+    objects = RenderRecordQuerySet.as_manager()
+
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["public_id"], name="timeline_render_public_id_uniq"),
@@ -538,16 +624,24 @@ class RenderRecord(models.Model):
         return "rnd_" + secrets.token_urlsafe(16)
 
 
-class Source(models.Model):
+class SourceQuerySet(OwnedQuerySet["Source"]):
+    pass
+
+
+class Source(OwnedModel):
     """A row of the sources pool; ``sid`` is stable once given."""
 
     timeline = models.ForeignKey(Timeline, on_delete=models.CASCADE, related_name="sources")
+    tenant = _owner_key(Tenant)
+    conversation = _owner_key(Conversation)
     sid = models.IntegerField()
     url = models.CharField(max_length=2048)
     title = models.CharField(max_length=1000, blank=True)
     text = models.TextField(blank=True)
     meta = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = SourceQuerySet.as_manager()
 
     class Meta:
         constraints = [

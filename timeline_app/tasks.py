@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
+from timeline_app import selectors, tenancy
 from timeline_app.models import Compaction
 from timeline_app.services.background import compaction_sweep, timeline_compact
 from timeline_app.services.conversations import conversations_expire
@@ -46,38 +47,46 @@ def compact_timeline(
     compaction_id: int | None = None,
 ) -> dict[str, Any]:
     """Compact one timeline (``trigger``: background from the sweep, manual from the API, which
-    passes the ``queued`` compaction row this run finishes)."""
-    outcome = timeline_compact(
-        timeline_id=timeline_id,
-        trigger=trigger,
-        force=force,
-        task_id=self.request.id or "",
-        compaction_id=compaction_id,
-    )
+    passes the ``queued`` compaction row this run finishes). Runs as the timeline's tenant
+    (row-level security): the one widened read is which tenant that is."""
+    with tenancy.tenant_scope_all():
+        tenant_id = selectors.timeline_tenant_id(timeline_id=timeline_id)
+    with tenancy.tenant_scope(tenant_id):
+        outcome = timeline_compact(
+            timeline_id=timeline_id,
+            trigger=trigger,
+            force=force,
+            task_id=self.request.id or "",
+            compaction_id=compaction_id,
+        )
     return {**outcome.as_dict(), "compaction_id": outcome.compaction_id}
 
 
 @shared_task(name="compaction.tasks.sweep_compactions", ignore_result=True)
 def sweep_compactions(active_within_seconds: int = 3600) -> int:
     """The beat job: enqueue ``compact_timeline`` for every recently active timeline whose visible
-    tokens passed ``TIMELINE_SOFT_THRESHOLD × max_tokens``. Returns how many were enqueued."""
-    due = compaction_sweep(
-        now=timezone.now(),
-        active_within=timedelta(seconds=active_within_seconds),
-        soft_threshold=settings.TIMELINE_SOFT_THRESHOLD,
-        expires=settings.TIMELINE_SWEEP_INTERVAL_SECONDS * 5,
-    )
+    tokens passed ``TIMELINE_SOFT_THRESHOLD × max_tokens``. Returns how many were enqueued.
+    A trusted path: it reads every tenant's timelines."""
+    with tenancy.tenant_scope_all():
+        due = compaction_sweep(
+            now=timezone.now(),
+            active_within=timedelta(seconds=active_within_seconds),
+            soft_threshold=settings.TIMELINE_SOFT_THRESHOLD,
+            expires=settings.TIMELINE_SWEEP_INTERVAL_SECONDS * 5,
+        )
     return len(due)
 
 
 @shared_task(name="timeline_app.tasks.trim_render_history", ignore_result=True)
 def trim_render_history() -> int:
-    """The beat job: keep the render history within its configured count and age."""
-    return render_history_trim(
-        now=timezone.now(),
-        keep=settings.TIMELINE_RENDER_HISTORY_MAX,
-        days=settings.TIMELINE_RENDER_HISTORY_DAYS,
-    )
+    """The beat job: keep the render history within its configured count and age (every
+    tenant's: a trusted path)."""
+    with tenancy.tenant_scope_all():
+        return render_history_trim(
+            now=timezone.now(),
+            keep=settings.TIMELINE_RENDER_HISTORY_MAX,
+            days=settings.TIMELINE_RENDER_HISTORY_DAYS,
+        )
 
 
 @shared_task(name="timeline_app.tasks.expire_idle_conversations", ignore_result=True)
@@ -86,8 +95,9 @@ def expire_idle_conversations() -> int:
     (off when 0), at most ``TIMELINE_RETENTION_BATCH`` per run."""
     if settings.TIMELINE_RETENTION_IDLE_DAYS <= 0:
         return 0
-    return conversations_expire(
-        now=timezone.now(),
-        idle_days=settings.TIMELINE_RETENTION_IDLE_DAYS,
-        batch=settings.TIMELINE_RETENTION_BATCH,
-    )
+    with tenancy.tenant_scope_all():  # a trusted path: every tenant's idle conversations
+        return conversations_expire(
+            now=timezone.now(),
+            idle_days=settings.TIMELINE_RETENTION_IDLE_DAYS,
+            batch=settings.TIMELINE_RETENTION_BATCH,
+        )

@@ -170,7 +170,7 @@ class ConversationAdmin(ConversationPages, ReadOnlyAdmin):
 class BlockAdmin(ReadOnlyAdmin):
     list_display = (
         "seq",
-        "conversation",
+        "conversation_link",
         "context",
         "turn_id",
         "type",
@@ -188,7 +188,7 @@ class BlockAdmin(ReadOnlyAdmin):
     search_help_text = "An exact path (ar:…, tc:…, fi:…, su:…) or turn id."
     ordering = ("timeline", "seq")
     fields = (
-        "conversation",
+        "conversation_link",
         "context",
         "seq",
         "turn_id",
@@ -213,8 +213,9 @@ class BlockAdmin(ReadOnlyAdmin):
         rows = super().get_queryset(request).defer("data")
         return admin_selectors.in_tenants(rows, tenants, via="timeline__conversation__tenant")
 
+    # Not ``conversation``: the model's own ``conversation`` key (row-level security) would win.
     @admin.display(description="conversation")
-    def conversation(self, obj: Block) -> str:
+    def conversation_link(self, obj: Block) -> str:
         return display.conversation_link(obj.timeline.conversation)
 
     @admin.display(description="context")

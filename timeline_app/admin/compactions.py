@@ -43,7 +43,7 @@ class CompactionAdmin(ReadOnlyAdmin):
     search_help_text = "An exact conversation id."
     ordering = ("-id",)
     fields = (
-        "conversation",
+        "conversation_link",
         "context",
         "trigger",
         "status_badge",
@@ -65,8 +65,9 @@ class CompactionAdmin(ReadOnlyAdmin):
         "digest_display",
     )
 
+    # Not ``conversation``: the model's own ``conversation`` key (row-level security) would win.
     @admin.display(description="conversation")
-    def conversation(self, obj: Compaction) -> str:
+    def conversation_link(self, obj: Compaction) -> str:
         return display.conversation_link(obj.timeline.conversation)
 
     @admin.display(description="context")

@@ -37,6 +37,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, Length
 
+from timeline_app import tenancy
 from timeline_app.domain import blocks as b
 from timeline_app.errors import InvalidInput
 from timeline_app.models import (
@@ -71,17 +72,9 @@ def _count(queryset: QuerySet[Any], group_by: str) -> Subquery:
 
 def staff_tenant_ids(*, user: Any) -> list[int] | None:
     """The tenants a staff user may see in the admin: ``None`` for all of them (superusers, and
-    staff users listed on no tenant), else the ids of the tenants listing the user (one query per
-    request: kept on the request's user object)."""
-    if not getattr(user, "is_authenticated", False):
-        return []
-    if user.is_superuser:
-        return None
-    if not hasattr(user, "_timeline_tenant_ids"):
-        ids = list(Tenant.objects.filter(staff_users=user).values_list("pk", flat=True))
-        user._timeline_tenant_ids = ids or None
-    cached: list[int] | None = user._timeline_tenant_ids
-    return cached
+    staff users listed on no tenant), else the ids of the tenants listing the user; the same
+    answer the row-level security scope of the request was set from (``tenancy``)."""
+    return tenancy.staff_tenant_ids(user=user)
 
 
 def in_tenants(queryset: QuerySet[Any], tenant_ids: list[int] | None, *, via: str) -> QuerySet[Any]:

@@ -8,7 +8,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 from rest_framework.request import Request
 
-from timeline_app import selectors
+from timeline_app import selectors, tenancy
 from timeline_app.models import ApiKey, Tenant
 
 
@@ -37,7 +37,11 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         scheme, _, raw = header.partition(" ")
         if scheme != self.keyword or not raw.strip():
             raise exceptions.AuthenticationFailed("use 'Authorization: Bearer <api key>'")
+        # Row-level security: the lookup sees only the key row with this hash; then the request
+        # runs as the key's tenant (none for an unknown key), before the view reads anything.
+        tenancy.api_key_lookup_scope(ApiKey.hash_key(raw.strip()))
         key = selectors.api_key_lookup(raw_key=raw.strip())
+        tenancy.tenant_set(key.tenant_id if key is not None else None)
         if key is None:
             raise exceptions.AuthenticationFailed("invalid or revoked API key")
         return ApiClient(tenant=key.tenant, key=key), key

@@ -37,6 +37,7 @@ from timeline_app.selectors.conversations import (
     timeline_get,
     timeline_names,
     timeline_require,
+    timeline_tenant_id,
 )
 from timeline_app.selectors.renders import (
     previous_render,
@@ -96,6 +97,7 @@ __all__ = [
     "timeline_require",
     "timeline_settings",
     "timeline_settings_resolved",
+    "timeline_tenant_id",
     "timeline_visible_tokens",
     "timeline_window",
     "tokens_from_seq",

@@ -17,6 +17,11 @@ def api_key_lookup(*, raw_key: str) -> ApiKey | None:
     )
 
 
+def timeline_tenant_id(*, timeline_id: int) -> int | None:
+    """The tenant a timeline belongs to (``None`` once erased): what a task runs as."""
+    return Timeline.objects.filter(pk=timeline_id).values_list("tenant_id", flat=True).first()
+
+
 def conversation_list(*, tenant: Tenant) -> QuerySet[Conversation]:
     return Conversation.objects.filter(tenant=tenant).order_by("-id")
 

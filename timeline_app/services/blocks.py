@@ -135,6 +135,8 @@ def blocks_store(
             )
         for offset, row in enumerate(fresh):
             row.timeline_id = locked.pk
+            row.tenant_id = timeline.tenant_id
+            row.conversation_id = timeline.conversation_id
             row.seq = locked.next_seq + offset
         if fresh:
             Block.objects.bulk_create(fresh)

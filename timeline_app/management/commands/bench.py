@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+from timeline_app import tenancy
 from timeline_app.benchmarks import cache_cost, formats, load, quality
 
 SUITES = ("append", "engine", "compaction", "storage", "export", "cost")
@@ -73,6 +74,10 @@ class Command(BaseCommand):
         q.add_argument("--json", action="store_true", help="the report as JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        with tenancy.tenant_scope_all():  # a management command: every tenant (row-level security)
+            self._handle(**options)
+
+    def _handle(self, **options: Any) -> None:
         if pending := unapplied_migrations():
             raise CommandError(
                 f"the database ({connection.settings_dict['NAME']}) has {pending} unapplied migration(s): "

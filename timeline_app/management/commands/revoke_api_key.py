@@ -2,6 +2,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from timeline_app import tenancy
 from timeline_app.services.api_keys import api_key_revoke
 
 
@@ -12,6 +13,10 @@ class Command(BaseCommand):
         parser.add_argument("key", help="the key or its prefix (first 12 characters)")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        with tenancy.tenant_scope_all():  # a management command: every tenant (row-level security)
+            self._handle(**options)
+
+    def _handle(self, **options: Any) -> None:
         count = api_key_revoke(prefix=options["key"])
         if count == 0:
             raise CommandError("no active key matches")

@@ -8,6 +8,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.utils import timezone
 
+from timeline_app import tenancy
 from timeline_app.domain import blocks as b
 from timeline_app.domain.contributions import NewAttachment, NewBlock, tool_call_blocks
 from timeline_app.models import Compaction, Conversation, Tenant, Timeline
@@ -84,6 +85,10 @@ class Command(BaseCommand):
         parser.add_argument("--base-url", default="http://127.0.0.1:8000", help="where the server listens")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        with tenancy.tenant_scope_all():  # a management command: every tenant (row-level security)
+            self._handle(**options)
+
+    def _handle(self, **options: Any) -> None:
         tenant, _ = Tenant.objects.get_or_create(name="demo")
         if not Conversation.objects.filter(tenant=tenant, public_id=DEMO_ID).exists():
             self.load_demo(tenant)

@@ -1,0 +1,251 @@
+"""Tenant isolation the database enforces (issue 26; docs/operations.md "Tenant isolation").
+
+On PostgreSQL every tenant-owned table has row-level security, ``FORCE``d (its owner is subject
+too), with one policy (``POLICY``): a row is visible and writable only when its ``tenant_id`` is
+the session's ``timeline.tenant_id`` setting, or when the session's ``timeline.scope`` is ``all``.
+A session that set nothing sees no row and can insert none. Who sets what:
+
+* the API: ``ApiKeyAuthentication`` looks the key up under ``api_key_lookup_scope`` (which shows
+  exactly the one key row whose hash the caller presented, nothing else), then ``tenant_set`` to
+  the key's tenant, before the view runs a query;
+* ``TenantScopeMiddleware`` clears all of it as every request starts, and ``scope_clear`` runs again
+  when the response is closed (``request_finished``, after a streamed body too), so a persistent
+  connection (``CONN_MAX_AGE`` > 0) never carries one request's tenant into the next; staff users
+  on the admin get ``scope=all`` (the admin is a support console over every tenant), or the list
+  of their tenants when ``Tenant.staff_users`` limits them (``staff_tenant_ids``);
+* Celery tasks: ``compact_timeline`` runs under its timeline's tenant (``tenant_scope``); the beat
+  sweep, render-history trim and retention, management commands and migrations widen with
+  ``tenant_scope_all`` / ``pre_migrate``, explicitly.
+
+Superusers and roles with ``BYPASSRLS`` skip every policy: the application must connect as a role
+that is neither. SQLite (the embedded mode) has no row-level security; there the queries' own
+tenant filters are the only guarantee, and every function here does nothing.
+
+The statements that set these go through the driver's own cursor, not Django's: they are
+plumbing, the same few per request, and stay out of query logs and the query counts tests pin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.migrations.operations.base import Operation
+from django.http import HttpRequest, HttpResponseBase
+
+TENANT = "timeline.tenant_id"
+SCOPE = "timeline.scope"
+API_KEY_HASH = "timeline.api_key_hash"
+ALL = "all"
+
+_NAMES = (TENANT, SCOPE, API_KEY_HASH)
+_SET = "SELECT " + ", ".join(f"set_config('{name}', %s, false)" for name in _NAMES)
+_READ = "SELECT " + ", ".join(f"coalesce(current_setting('{name}', true), '')" for name in _NAMES)
+
+POLICY_NAME = "timeline_tenant_isolation"
+KEY_LOOKUP_POLICY_NAME = "timeline_api_key_lookup"
+# Each setting is read once per statement (an init plan), not once per row.
+# ``timeline.tenant_id`` is one tenant's id (the API, a task) or a comma-separated list of them (a
+# staff user limited to some tenants on the admin).
+POLICY = (
+    f"tenant_id = ANY ((SELECT string_to_array(nullif(current_setting('{TENANT}', true), ''), ','))::bigint[])"
+    f" OR (SELECT current_setting('{SCOPE}', true)) = '{ALL}'"
+)
+KEY_LOOKUP_POLICY = f"key_hash = (SELECT nullif(current_setting('{API_KEY_HASH}', true), ''))"
+
+
+def _is_postgres(using: str) -> bool:
+    return bool(connections[using].vendor == "postgresql")
+
+
+def _write(values: tuple[str, str, str], *, using: str, connect: bool = True) -> None:
+    connection = connections[using]
+    if connection.vendor != "postgresql":
+        return
+    if connection.connection is None:
+        if not connect:
+            return  # a new connection starts with nothing set
+        connection.ensure_connection()
+    try:
+        # Django's wrapper turns the driver's errors into Django's (a server that went away is an
+        # ``OperationalError``: the API's 503, not a 500).
+        with connection.wrap_database_errors, connection.connection.cursor() as cursor:
+            cursor.execute(_SET, values)
+    except Exception:
+        # A connection whose settings are unknown must not serve another query.
+        connection.close()
+        if values == ("", "", ""):
+            return  # clearing: a closed connection is cleared (the next one starts with nothing)
+        raise
+
+
+def _read(*, using: str) -> tuple[str, str, str]:
+    connection = connections[using]
+    if connection.vendor != "postgresql" or connection.connection is None:
+        return ("", "", "")
+    with connection.connection.cursor() as cursor:
+        cursor.execute(_READ)
+        row = cursor.fetchone()
+    return (str(row[0]), str(row[1]), str(row[2]))
+
+
+def scope_clear(*, using: str = DEFAULT_DB_ALIAS) -> None:
+    """Nothing set: the session sees no tenant's row."""
+    _write(("", "", ""), using=using, connect=False)
+
+
+def tenant_set(tenant_id: int | None, *, using: str = DEFAULT_DB_ALIAS) -> None:
+    """The session sees ``tenant_id``'s rows only (none for ``None``)."""
+    _write(("" if tenant_id is None else str(int(tenant_id)), "", ""), using=using)
+
+
+def tenants_set(tenant_ids: list[int], *, using: str = DEFAULT_DB_ALIAS) -> None:
+    """The session sees the rows of these tenants only (none for an empty list)."""
+    _write((",".join(str(int(pk)) for pk in tenant_ids), "", ""), using=using)
+
+
+def api_key_lookup_scope(key_hash: str, *, using: str = DEFAULT_DB_ALIAS) -> None:
+    """The session sees the one API key row with this hash (the caller presented its key) and no
+    tenant's row: what authentication needs before it knows the tenant."""
+    _write(("", "", key_hash), using=using)
+
+
+@contextmanager
+def tenant_scope(tenant_id: int | None, *, using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
+    """Run the block as ``tenant_id`` (a Celery task on its timeline's tenant); what was set
+    before comes back after."""
+    before = _read(using=using)
+    tenant_set(tenant_id, using=using)
+    try:
+        yield
+    finally:
+        _write(before, using=using, connect=False)
+
+
+@contextmanager
+def tenant_scope_all(*, using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
+    """Every tenant's rows: trusted paths only (the beat sweep, retention, render-history trim,
+    management commands, the admin for staff users). What was set before comes back after."""
+    before = _read(using=using)
+    _write(("", ALL, ""), using=using)
+    try:
+        yield
+    finally:
+        _write(before, using=using, connect=False)
+
+
+def scope_all_set(*, using: str = DEFAULT_DB_ALIAS) -> None:
+    _write(("", ALL, ""), using=using)
+
+
+def clear_when_request_finishes(**kwargs: Any) -> None:
+    """``request_finished``: the response (a streamed one included) is closed."""
+    for connection in connections.all(initialized_only=True):
+        scope_clear(using=connection.alias)
+
+
+def widen_for_migrations(using: str = DEFAULT_DB_ALIAS, **kwargs: Any) -> None:
+    """``pre_migrate``: migrations (data migrations, the backfill of 0015) see every tenant."""
+    if _is_postgres(using):
+        scope_all_set(using=using)
+
+
+def clear_after_migrations(using: str = DEFAULT_DB_ALIAS, **kwargs: Any) -> None:
+    if _is_postgres(using):
+        scope_clear(using=using)
+
+
+class TenantScopeMiddleware:
+    """Clears the tenant settings as a request starts; widens to every tenant for staff users on
+    the admin. Place it after ``AuthenticationMiddleware``."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        scope_clear()
+        if request.path.startswith("/admin/"):
+            user = getattr(request, "user", None)
+            if user is not None and user.is_authenticated and user.is_active and user.is_staff:
+                tenant_ids = staff_tenant_ids(user=user)
+                if tenant_ids is None:
+                    scope_all_set()
+                else:
+                    tenants_set(tenant_ids)
+        return self.get_response(request)
+
+
+def staff_tenant_ids(*, user: Any) -> list[int] | None:
+    """The tenants a staff user may see in the admin (``Tenant.staff_users``): ``None`` for all of
+    them (superusers, and staff users listed on no tenant), else the ids of the tenants listing
+    the user. One query per request: kept on the request's user object (the admin's selectors read
+    the same answer)."""
+    if not getattr(user, "is_authenticated", False):
+        return []
+    if user.is_superuser:
+        return None
+    if not hasattr(user, "_timeline_tenant_ids"):
+        ids = list(user.admin_tenants.values_list("pk", flat=True))
+        user._timeline_tenant_ids = ids or None
+    cached: list[int] | None = user._timeline_tenant_ids
+    return cached
+
+
+def policy_sql(table: str, *, key_lookup: bool = False) -> list[str]:
+    """The statements that put ``table`` under the tenant policy (``RowLevelSecurity``)."""
+    statements = [
+        f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY",
+        f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY",
+        f"CREATE POLICY {POLICY_NAME} ON {table} USING ({POLICY}) WITH CHECK ({POLICY})",
+    ]
+    if key_lookup:
+        statements.append(
+            f"CREATE POLICY {KEY_LOOKUP_POLICY_NAME} ON {table} FOR SELECT USING ({KEY_LOOKUP_POLICY})"
+        )
+    return statements
+
+
+def unpolicy_sql(table: str, *, key_lookup: bool = False) -> list[str]:
+    statements = [f"DROP POLICY IF EXISTS {POLICY_NAME} ON {table}"]
+    if key_lookup:
+        statements.append(f"DROP POLICY IF EXISTS {KEY_LOOKUP_POLICY_NAME} ON {table}")
+    return [
+        *statements,
+        f"ALTER TABLE {table} NO FORCE ROW LEVEL SECURITY",
+        f"ALTER TABLE {table} DISABLE ROW LEVEL SECURITY",
+    ]
+
+
+class RowLevelSecurity(Operation):
+    """Migration operation: ``table`` (which has a ``tenant_id`` column) under the tenant policy on
+    PostgreSQL; nothing on SQLite. A new tenant-owned table needs this one line in its migration
+    (``tests/rls/test_every_tenant_table_has_the_policy.py`` fails until it has it)."""
+
+    reduces_to_sql = True
+    reversible = True
+
+    def __init__(self, table: str, *, key_lookup: bool = False) -> None:
+        self.table = table
+        self.key_lookup = key_lookup
+
+    def deconstruct(self) -> tuple[str, list[Any], dict[str, Any]]:
+        kwargs = {"key_lookup": True} if self.key_lookup else {}
+        return (self.__class__.__name__, [self.table], kwargs)
+
+    def state_forwards(self, app_label: str, state: Any) -> None:
+        pass
+
+    def database_forwards(self, app_label: str, schema_editor: Any, from_state: Any, to_state: Any) -> None:
+        if schema_editor.connection.vendor == "postgresql":
+            for statement in policy_sql(self.table, key_lookup=self.key_lookup):
+                schema_editor.execute(statement)
+
+    def database_backwards(self, app_label: str, schema_editor: Any, from_state: Any, to_state: Any) -> None:
+        if schema_editor.connection.vendor == "postgresql":
+            for statement in unpolicy_sql(self.table, key_lookup=self.key_lookup):
+                schema_editor.execute(statement)
+
+    def describe(self) -> str:
+        return f"Row-level security on {self.table}"
