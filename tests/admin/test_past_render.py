@@ -74,6 +74,10 @@ def _history(tenant: Tenant, public_id: str = "conv-past") -> tuple[Conversation
 
 def test_every_past_render_is_rebuilt_exactly_around_hide_ttl_prune_and_compaction(support, tenant):
     conversation, timeline, statuses = _history(tenant)
+    # Another conversation of the tenant holds blocks of the same seqs with other texts: a window
+    # read that lost its timeline filter would rebuild from them and not be exact.
+    planted = conversation_create(tenant=tenant, public_id="conv-planted")
+    contribute_turns(Timeline.objects.get(conversation=planted, name="main"), turns=6, prefix="p")
     assert "pruned" in statuses[2], statuses  # the third render pruned by TTL
     records = list(RenderRecord.objects.filter(timeline=timeline).order_by("id"))
     assert len(records) == 5
