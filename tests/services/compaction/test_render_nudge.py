@@ -130,6 +130,15 @@ def test_a_rejected_timeline_is_nudged_again_only_once_it_grew_by_a_twentieth_of
         before_tokens=before,
         started_at=timezone.now(),
     )
+    # Another timeline's later, applied compaction: read without the timeline filter, it would
+    # make this one look compacted since and nudge it at once.
+    Compaction.objects.create(
+        timeline=make_timeline(public_id="elsewhere"),
+        trigger="background",
+        status="applied",
+        before_tokens=before,
+        started_at=timezone.now(),
+    )
     timeline_render(timeline=timeline, options=OPTIONS)
     assert queued == [], "it would only be rejected again"
     cache.clear()  # past NUDGE_SECONDS
