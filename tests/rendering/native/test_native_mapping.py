@@ -182,3 +182,45 @@ def test_the_system_prompt_is_the_top_level_system_with_its_own_marker() -> None
     assert rendered.request["system"][0]["cache_control"] == {"type": "ephemeral"}
     assert len(_markers(rendered.request)) <= 4
     assert violations("anthropic_messages", rendered.request) == []
+
+
+@pytest.mark.parametrize("fmt", ["anthropic_messages", "openai_responses", "openai_chat"])
+def test_a_call_stored_as_its_bare_input_renders_that_input(fmt: str) -> None:
+    """docs/examples/agent_loop.py stores ``json.dumps(tool_use.input)`` with the tool's name in
+    meta: the native call carries that input (it rendered ``{}`` before)."""
+    s = Stream()
+    s.turn("t1")
+    s.add(
+        type=b.TOOL_CALL,
+        turn_id="t1",
+        text=json.dumps({"order": "1234"}),
+        path=b.tool_call_path("t1", "tc_a"),
+        meta={"tool_call_id": "tc_a", "tool_id": "lookup_order"},
+    )
+    s.result("t1", "tc_a", '{"status": "delivered"}')
+    request = render(s.blocks, fmt)
+    text = json.dumps(request)
+    assert "lookup_order" in text
+    if fmt == "anthropic_messages":
+        call = request["messages"][1]["content"][0]
+        assert call["input"] == {"order": "1234"}
+    elif fmt == "openai_responses":
+        call = next(item for item in request["input"] if item.get("type") == "function_call")
+        assert json.loads(call["arguments"]) == {"order": "1234"}
+    else:
+        call = next(m for m in request["messages"] if m.get("tool_calls"))["tool_calls"][0]
+        assert json.loads(call["function"]["arguments"]) == {"order": "1234"}
+
+
+def test_a_call_in_the_envelope_without_params_has_no_input() -> None:
+    s = Stream()
+    s.turn("t1")
+    s.add(
+        type=b.TOOL_CALL,
+        turn_id="t1",
+        text=json.dumps({"tool_id": "web_tools.web_search"}),
+        path=b.tool_call_path("t1", "tc_a"),
+        meta={"tool_call_id": "tc_a"},
+    )
+    s.result("t1", "tc_a")
+    assert render(s.blocks)["messages"][1]["content"][0]["input"] == {}

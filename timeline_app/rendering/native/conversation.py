@@ -96,8 +96,13 @@ def _is_error(block: Block) -> bool:
     return False
 
 
+_ENVELOPE_KEYS = frozenset({"tool_id", "name", "params", "input", "arguments", "tool_call_id"})
+
+
 def _call_of(block: Block) -> tuple[str, dict[str, Any]]:
-    """The tool name and input of a ``react.tool.call`` block (seed 000: ``tool_id``, ``params``)."""
+    """The tool name and input of a ``react.tool.call`` block: seed 000's envelope (``tool_id``,
+    ``params``; ``name`` and ``input``/``arguments`` are read too), or a JSON object without any of
+    those keys, which is the input itself (an agent that stored ``json.dumps(tool_use.input)``)."""
     parsed: Any = None
     try:
         parsed = json.loads(block.text) if block.text else None
@@ -109,6 +114,8 @@ def _call_of(block: Block) -> tuple[str, dict[str, Any]]:
     if isinstance(parsed, dict):
         name = str(parsed.get("tool_id") or parsed.get("name") or "")
         params = parsed.get("params", parsed.get("input", parsed.get("arguments")))
+        if params is None and not _ENVELOPE_KEYS & parsed.keys():
+            params = parsed
     elif block.text:
         params = {"text": block.text}
     if not name:
