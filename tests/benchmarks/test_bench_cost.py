@@ -1,12 +1,11 @@
 """``bench cost``: the forecast against the independent provider simulator on a simulated agent
 run through the HTTP API (a short run here; ``manage.py bench cost`` runs 36 turns)."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 
-from timeline_app.benchmarks import cost
-from timeline_app.benchmarks.cost_sim import AnthropicCacheSimulator
+from timeline_app.benchmarks import cost, provider_sim
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -19,24 +18,17 @@ def body(texts, marks, model="claude-sonnet-4-5"):
     return {"model": model, "system": "sys", "messages": [{"role": "user", "content": parts}]}
 
 
-def test_the_simulator_writes_then_reads_and_forgets_after_the_ttl():
-    texts = [" ".join(f"w{i}_{j}" for j in range(200)) for i in range(10)]
-    sim = AnthropicCacheSimulator()
-    first = sim.call(body(texts, {9}), at=T0)
-    assert first["cache_read_input_tokens"] == 0 and first["cache_creation_input_tokens"] > 1024
-    again = sim.call(body(texts, {9}), at=T0 + timedelta(minutes=4))
-    assert (
-        again["cache_read_input_tokens"] == first["cache_creation_input_tokens"] + first["input_tokens"] - 1
-        or again["cache_read_input_tokens"] > 0
-    )
-    late = sim.call(body(texts, {9}), at=T0 + timedelta(minutes=10))
-    assert late["cache_read_input_tokens"] == 0
-
-
-def test_below_the_minimum_the_simulator_caches_nothing():
-    sim = AnthropicCacheSimulator()
-    sim.call(body(["short"], {0}), at=T0)
-    assert sim.call(body(["short"], {0}), at=T0 + timedelta(minutes=1))["cache_read_input_tokens"] == 0
+def test_the_run_bills_with_the_models_minimum_and_forgets_after_the_ttl():
+    """``bench cost`` bills through ``provider_sim.CacheSimulator`` (the one simulator) with the
+    model's minimum cacheable length: 2,000 tokens cache on Sonnet 4.5 but not on Haiku 4.5."""
+    texts = [" ".join(f"w{i}_{j}" for j in range(100)) for i in range(10)]
+    for model, cached in (("claude-sonnet-4-5", True), ("claude-haiku-4-5-20251001", False)):
+        sim = provider_sim.CacheSimulator(min_tokens=provider_sim.min_tokens_for(model))
+        first = sim.request(0, body(texts, {9}, model))
+        again = sim.request(240, body(texts, {9}, model))
+        assert (again["cache_read_input_tokens"] > 0) is cached, model
+        assert (first["cache_creation_input_tokens"] > 0) is cached, model
+        assert sim.request(240 + 301, body(texts, {9}, model))["cache_read_input_tokens"] == 0
 
 
 @pytest.mark.django_db(transaction=True)

@@ -4,7 +4,7 @@ A simulated agent run goes through the HTTP API (the Python client on the WSGI a
 turns of tool calls with a render before every model call, a hide every fifth turn, a fan-out into
 a named context every eighth, a TTL gap (11 minutes) every sixth, and compactions as the context
 passes its threshold. Each render's request body (system + rendered parts, markers included) goes
-to ``provider_sim.AnthropicCacheSimulator``, written apart from the forecast model; its usage is
+to ``provider_sim.CacheSimulator``, written apart from the forecast model; its usage is
 reported back (``report_usage``), and the forecast is compared with it: the same hit or miss, and
 cache-read tokens within 1 %. Goal: >= 99 % of renders agree.
 
@@ -29,8 +29,8 @@ from django.test import override_settings
 from timeline_client import TimelineClient
 
 from compaction.anthropic_summarizer import AnthropicSummarizer
+from timeline_app.benchmarks import provider_sim
 from timeline_app.benchmarks.common import scratch_tenant
-from timeline_app.benchmarks.cost_sim import AnthropicCacheSimulator
 from timeline_app.models import Compaction, RenderUsage
 from timeline_app.rendering.usage.pricing import DEFAULT_PRICES, Price, TokenCounts
 from timeline_app.rendering.usage.reported import read_usage
@@ -53,7 +53,7 @@ _current: dict[str, Any] = {}
 def _summary_answer(request: httpx2.Request) -> httpx2.Response:
     body = json.loads(request.content)
     run: Run = _current["run"]
-    usage = run.sim.call(body, at=run.clock)
+    usage = run.provider_usage(body)
     usage["output_tokens"] = 400
     return httpx2.Response(
         200,
@@ -107,9 +107,15 @@ class Run:
     def __init__(self, client: TimelineClient, write: Callable[[str], None]):
         self.client = client
         self.write = write
-        self.sim = AnthropicCacheSimulator()
+        self.sim = provider_sim.CacheSimulator(min_tokens=provider_sim.min_tokens_for(MODEL))
         self.clock = T0
         self.results: list[tuple[str, bool, int, int]] = []
+
+    def provider_usage(self, body: dict[str, Any]) -> dict[str, Any]:
+        """What the simulated provider bills ``body`` sent now (one cache for the whole run)."""
+        usage = self.sim.request((self.clock - T0).total_seconds(), body)
+        usage["output_tokens"] = 300
+        return usage
 
     def call(self, conversation: str, *, context: str = "main") -> None:
         """Render, send the exact request to the simulator, report its usage, compare."""
@@ -121,7 +127,7 @@ class Run:
             "system": SYSTEM,
             "messages": [{"role": "user", "content": rendered["blocks"]}],
         }
-        usage = self.sim.call(body, at=self.clock)
+        usage = self.provider_usage(body)
         self.client.report_usage(rendered, {"model": MODEL, "usage": usage})
         forecast = rendered["usage_forecast"]
         self.results.append(

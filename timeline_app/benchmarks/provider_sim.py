@@ -58,6 +58,8 @@ from timeline_app.domain.tokens import count_binary_tokens, count_text_tokens
 
 LOOKBACK_BLOCKS = 20
 MIN_TOKENS = 1024
+# The minimum cacheable prompt per model family (Anthropic's prompt-caching documentation).
+MIN_TOKENS_BY_MODEL = {"claude-sonnet-4-5": 1024, "claude-haiku-4-5": 4096, "claude-opus-4-5": 4096}
 TTL_5M = 300
 TTL_1H = 3600
 PRICE_INPUT = 1.0
@@ -220,6 +222,11 @@ class CacheSimulator:
         return usage_dict(
             input_tokens=total - cached, read=read, write_5m=write[TTL_5M], write_1h=write[TTL_1H]
         )
+
+
+def min_tokens_for(model: str) -> int:
+    """The minimum cacheable length of ``model`` (a dated name counts as its family)."""
+    return next((v for k, v in MIN_TOKENS_BY_MODEL.items() if model.startswith(k)), MIN_TOKENS)
 
 
 def simulate(
