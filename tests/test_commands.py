@@ -99,3 +99,20 @@ def test_setup_demo_render_history_lies_inside_its_conversations_lifetime():
                 conversation.public_id,
                 at,
             )
+
+
+@pytest.mark.django_db
+def test_setup_demo_dates_what_its_past_renders_saw_before_them():
+    """The cache demo's renders are dated hours back: the blocks and the compaction they show are
+    dated before them (they were dated at load time, after every render)."""
+    call_command("setup_demo", stdout=StringIO())
+    timeline = Conversation.objects.get(public_id="demo-trip-planning").timelines.get()
+    renders = list(RenderRecord.objects.filter(timeline=timeline).order_by("rendered_at"))
+    compaction = Compaction.objects.get(timeline=timeline)
+    assert renders[0].rendered_at < compaction.started_at <= compaction.finished_at < renders[1].rendered_at
+    for render in renders:
+        newest = Block.objects.filter(timeline=timeline, seq__lte=render.window_last_seq).latest("created_at")
+        assert newest.created_at <= render.rendered_at, (render.reason, newest.seq)
+    # The other demo conversation is left as loaded.
+    other = Conversation.objects.get(public_id="demo-wuppertal").timelines.get()
+    assert Block.objects.filter(timeline=other, created_at__gt=renders[-1].rendered_at).exists()

@@ -6,12 +6,13 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
+from django.db.models import Max
 from django.utils import timezone
 
 from timeline_app import tenancy
 from timeline_app.domain import blocks as b
 from timeline_app.domain.contributions import NewAttachment, NewBlock, tool_call_blocks
-from timeline_app.models import Compaction, Conversation, Tenant, Timeline
+from timeline_app.models import Block, Compaction, Conversation, Tenant, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.roles import ensure_roles
 from timeline_app.selectors.settings import timeline_settings
@@ -196,13 +197,22 @@ class Command(BaseCommand):
             force=True,
         )
         timeline_render(timeline=_fresh(timeline), options=options, now=start + timedelta(seconds=40))
+        before_last_turn = Block.objects.filter(timeline=timeline).aggregate(last=Max("seq"))["last"]
         self.cache_demo_turn(timeline, CACHE_DEMO_TURNS + 1)
         timeline_render(timeline=_fresh(timeline), options=options, now=start + timedelta(seconds=90))
         # An hour later the prompt cache has expired: old bulky tool results are pruned.
         timeline_render(timeline=_fresh(timeline), options=options, now=start + timedelta(hours=1))
         # The renders are dated in the past: the conversation started before the first of them,
-        # so its render history lies inside its lifetime (started → last activity, now).
+        # so its render history lies inside its lifetime (started → last activity, now), and the
+        # rows the renders saw are dated as they would have been written: the first turns before
+        # the first render, the compaction between it and the second, the last turn before the third.
         Conversation.objects.filter(pk=conversation.pk).update(started_at=start - timedelta(minutes=5))
+        blocks = Block.objects.filter(timeline=timeline)
+        blocks.filter(seq__lte=before_last_turn).update(created_at=start - timedelta(minutes=4))
+        blocks.filter(seq__gt=before_last_turn).update(created_at=start + timedelta(seconds=60))
+        Compaction.objects.filter(timeline=timeline).update(
+            started_at=start + timedelta(seconds=20), finished_at=start + timedelta(seconds=25)
+        )
 
     def cache_demo_turn(self, timeline: Timeline, number: int) -> None:
         turn_id = f"turn_trip_{number:02d}"
