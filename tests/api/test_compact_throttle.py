@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -31,12 +32,15 @@ class CompactLikeView:
     throttle_scope = "compact"
 
 
-def allowed(cache, key_pk: int, calls: int, rate: str) -> int:
-    """``calls`` throttle checks through a throttle bound to ``cache``; how many were allowed."""
+def allowed(cache, key_pk: int, calls: int, rate: str, *, now: float | None = None) -> int:
+    """``calls`` throttle checks through a throttle bound to ``cache``; how many were allowed.
+    ``now`` pins the throttle's clock (one fixed window, whenever the checks run)."""
     passed = 0
     for _ in range(calls):
         throttle = SharedScopedRateThrottle()
         throttle.cache = cache
+        if now is not None:
+            throttle.timer = lambda: now
         throttle.THROTTLE_RATES = {"compact": rate}
         passed += throttle.allow_request(request_of(key_pk), CompactLikeView())
     return passed
@@ -69,7 +73,7 @@ def test_separate_processes_share_the_count_through_redis():
         django.setup()
         from django.core.cache import cache
         from tests.api.test_compact_throttle import allowed
-        print(allowed(cache, 77, int(sys.argv[1]), "30/min"))
+        print(allowed(cache, 77, int(sys.argv[1]), "30/min", now=float(sys.argv[2])))
         """
     )
     env = {
@@ -87,9 +91,12 @@ def test_separate_processes_share_the_count_through_redis():
         cwd=ROOT,
         check=True,
     )
+    # One pinned clock for all four: on a loaded machine their start-ups can straddle a minute
+    # boundary, and a new window would rightly start a new count (the test was flaky that way).
+    now = str(time.time())
     workers = [
         subprocess.Popen(
-            [sys.executable, "-c", script, "50"], env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True
+            [sys.executable, "-c", script, "50", now], env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True
         )
         for _ in range(4)
     ]
