@@ -95,7 +95,8 @@ def attachment(
 
 
 class TimelineClient:
-    """Typed access to ``/api/v1``. Every method raises ``TimelineAPIError`` on a 4xx/5xx answer.
+    """Typed access to ``/api/v1`` (answers: ``timeline_client.types``). Every method raises
+    ``TimelineAPIError`` on a 4xx/5xx answer and ``TimelineUnavailable`` when it got no answer.
 
     ``context`` selects a named context (``main`` by default) on every per-timeline call. A call
     that cannot connect or is answered 503 (a dependency of the service down for a moment) is
