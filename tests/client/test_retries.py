@@ -1,12 +1,14 @@
 """Issue 20.5: the Python client retries a 503 (a dependency of the service down for a moment) and a
 connection that could not be made, with bounded exponential backoff honoring Retry-After; it does
-not retry anything else."""
+not retry anything else. Issue 21.7: a request that got no answer is raised as the client's own
+``TimelineUnavailable`` (a ``TimelineError``), never as a bare httpx error."""
 
 from __future__ import annotations
 
 import httpx
 import pytest
-from timeline_client.http import TimelineAPIError, Transport, retry_delay
+from timeline_client import TimelineClient
+from timeline_client.http import TimelineAPIError, TimelineError, TimelineUnavailable, Transport, retry_delay
 
 UNAVAILABLE = {"error": {"code": "database_unavailable", "message": "retry", "details": {}}}
 
@@ -70,11 +72,15 @@ def test_a_refused_connection_is_retried():
     assert slept == [0.25]
 
 
-def test_a_refused_connection_is_raised_after_the_last_retry():
+def test_a_refused_connection_is_raised_as_timeline_unavailable_after_the_last_retry():
     t, _, sent = transport([httpx.ConnectError("refused")] * 2, retries=1)
-    with pytest.raises(httpx.ConnectError):
+    with pytest.raises(TimelineUnavailable) as raised:
         t.request("GET", "/api/v1/x/")
     assert len(sent) == 2
+    assert str(raised.value) == "the timeline service at http://t could not be reached (2 attempts): refused"
+    assert raised.value.reason == "refused" and raised.value.maybe_processed is False
+    assert isinstance(raised.value, TimelineError)
+    assert isinstance(raised.value.__cause__, httpx.ConnectError)
 
 
 @pytest.mark.parametrize("status", [500, 502, 400, 409, 429])
@@ -85,12 +91,40 @@ def test_other_errors_are_not_retried(status):
     assert len(sent) == 1 and slept == []
 
 
-def test_a_read_timeout_is_not_retried():
+def test_a_read_timeout_is_not_retried_and_says_the_request_may_have_been_processed():
     # The request may have been processed: only the caller knows whether repeating it is safe.
     t, _, sent = transport([httpx.ReadTimeout("slow")])
-    with pytest.raises(httpx.ReadTimeout):
+    with pytest.raises(TimelineUnavailable) as raised:
         t.request("POST", "/api/v1/x/", json={})
     assert len(sent) == 1
+    assert str(raised.value) == (
+        "POST http://t/api/v1/x/ got no answer (ReadTimeout: slow); the service may have processed it"
+    )
+    assert raised.value.maybe_processed is True
+    assert isinstance(raised.value.__cause__, httpx.ReadTimeout)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [httpx.RemoteProtocolError("dropped"), httpx.WriteError("broken pipe"), httpx.ConnectTimeout("slow")],
+)
+def test_every_transport_error_is_a_timeline_unavailable(error):
+    t, _, sent = transport([error], retries=3)
+    with pytest.raises(TimelineUnavailable) as raised:
+        t.request("POST", "/api/v1/x/", json={})
+    assert len(sent) == 1 and raised.value.__cause__ is error
+
+
+def test_the_client_raises_timeline_unavailable_when_the_service_cannot_be_reached():
+    def refused(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("connection refused", request=request)
+
+    api = TimelineClient(
+        "http://service", "tlk_x", http_client=httpx.Client(transport=httpx.MockTransport(refused)), retries=0
+    )
+    with pytest.raises(TimelineError, match="could not be reached: connection refused") as raised:
+        api.conversation("c1")
+    assert isinstance(raised.value, TimelineUnavailable)
 
 
 def test_retries_zero_turns_retrying_off():

@@ -26,3 +26,28 @@ def test_the_client_maps_tool_names_exactly_like_the_render(name):
 def test_a_name_that_is_no_mapping_is_refused():
     with pytest.raises(ValueError):
         timeline_tool_name("web-search")
+
+
+def test_the_client_copy_is_the_render_code_word_for_word():
+    """The client imports no server code, so it carries a copy of the mapping: every function and
+    constant of the copy is the render's, statement for statement (docstrings aside)."""
+    import ast
+    import inspect
+
+    import timeline_client.tool_names as copy
+
+    def definitions(module) -> dict[str, str]:
+        tree = ast.parse(inspect.getsource(module))
+        found = {}
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef | ast.ClassDef):
+                found[node.name] = ast.dump(node)
+            elif isinstance(node, ast.Assign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    found[ast.unparse(target)] = ast.dump(node)
+        return found
+
+    copied, original = definitions(copy), definitions(core)
+    assert copied, "the copy defines the mapping"
+    assert {name: original.get(name) for name in copied} == copied

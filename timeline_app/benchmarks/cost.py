@@ -26,7 +26,7 @@ import httpx
 import httpx2
 from django.core.wsgi import get_wsgi_application
 from django.test import override_settings
-from timeline_client import TimelineClient
+from timeline_client import TimelineClient, UsageForecast
 
 from compaction.anthropic_summarizer import AnthropicSummarizer
 from timeline_app.benchmarks import provider_sim
@@ -98,7 +98,7 @@ def _input_cost(price: Price, tokens: TokenCounts) -> float:
     )
 
 
-def _agrees(forecast: dict[str, Any], usage: dict[str, Any]) -> bool:
+def _agrees(forecast: UsageForecast, usage: dict[str, Any]) -> bool:
     promised, given = int(forecast["cache_read_input_tokens"]), int(usage["cache_read_input_tokens"])
     return (promised > 0) == (given > 0) and abs(promised - given) <= given / 100
 
@@ -129,10 +129,14 @@ class Run:
         }
         usage = self.provider_usage(body)
         self.client.report_usage(rendered, {"model": MODEL, "usage": usage})
-        forecast = rendered["usage_forecast"]
+        forecast, cache = rendered["usage_forecast"], rendered["cache"]
+        if forecast is None or cache is None:  # both come with every render that names a model
+            raise RuntimeError(
+                f"the render of {conversation}/{context} has no usage forecast or cache report"
+            )
         self.results.append(
             (
-                f"{context}@{self.clock:%H:%M:%S} ({rendered['cache']['reason']})",
+                f"{context}@{self.clock:%H:%M:%S} ({cache['reason']})",
                 _agrees(forecast, usage),
                 forecast["cache_read_input_tokens"],
                 usage["cache_read_input_tokens"],

@@ -21,30 +21,28 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, overload
 from urllib.parse import quote
 
-from timeline_client.http import TimelineAPIError
-from timeline_client.native import NATIVE_FORMATS, NativeRequest
+from timeline_client.http import TimelineAPIError, Transport
+from timeline_client.native import NATIVE_FORMATS, NativeFormat, NativeRequest
+from timeline_client.timelines import TimelineClient
+from timeline_client.types import ContextAnswer, ContextsAnswer, MessagesAnswer, RenderAnswer
 
 IMPORT_CHUNK = 100
 ADDED_FIELDS = ("timestamp", "message_id")
+"""The keys the service adds to an OpenAI message: not part of the message sent to a model."""
+
+ClientOrTransport = TimelineClient | Transport
 
 
-class _Requester(Protocol):
-    def request(
-        self, method: str, path: str, *, json: Any = None, params: dict[str, Any] | None = None
-    ) -> Any: ...
-
-
-def _requester(client_or_transport: Any) -> _Requester:
-    """A ``Transport``, or any client holding one as ``.transport`` (e.g. ``TimelineClient``)."""
-    if callable(getattr(client_or_transport, "request", None)):
-        return client_or_transport  # type: ignore[no-any-return]
-    inner = getattr(client_or_transport, "transport", None)
-    if inner is not None and callable(getattr(inner, "request", None)):
-        return inner  # type: ignore[no-any-return]
-    raise TypeError("expected a Transport or a client with a .transport (e.g. TimelineClient)")
+def _requester(client_or_transport: ClientOrTransport) -> Transport:
+    """A ``Transport``, or the one a ``TimelineClient`` holds."""
+    if isinstance(client_or_transport, Transport):
+        return client_or_transport
+    if isinstance(client_or_transport, TimelineClient):
+        return client_or_transport.transport
+    raise TypeError("expected a Transport or a TimelineClient")
 
 
 def _conversation_path(conversation: str) -> str:
@@ -79,13 +77,19 @@ class Message:
 
     def to_dict(self) -> dict[str, Any]:
         """The message as stored: as given, plus ``timestamp`` and ``message_id`` (JSON-ready)."""
-        return json.loads(json.dumps(self.data))  # type: ignore[no-any-return]
+        return _json_copy(self.data)
 
     model_dump = to_dict  # the seed's spelling
 
     def to_openai(self) -> dict[str, Any]:
         """The OpenAI chat message alone, ready for ``chat.completions.create(messages=…)``."""
         return {k: v for k, v in self.to_dict().items() if k not in ADDED_FIELDS}
+
+
+def _json_copy(value: Mapping[str, Any]) -> dict[str, Any]:
+    """A deep copy of a JSON object, every value JSON-ready (tuples as lists, and so on)."""
+    copied: dict[str, Any] = json.loads(json.dumps(value))
+    return copied
 
 
 def _content(value: Any) -> Any:
@@ -122,7 +126,7 @@ class Context:
 
     def __init__(
         self,
-        client_or_transport: Any,
+        client_or_transport: ClientOrTransport,
         conversation: str,
         name: str = "main",
         *,
@@ -151,8 +155,11 @@ class Context:
         batch = [dict(m) for m in messages]
         stored: list[Message] = []
         for start in range(0, len(batch), IMPORT_CHUNK):
-            body = self._http.request(
-                "POST", f"{self.path}/messages/", json={"messages": batch[start : start + IMPORT_CHUNK]}
+            body = self._http.call(
+                MessagesAnswer,
+                "POST",
+                f"{self.path}/messages/",
+                json={"messages": batch[start : start + IMPORT_CHUNK]},
             )
             stored.extend(Message.from_dict(m) for m in body["messages"])
         self._mirror()
@@ -193,7 +200,7 @@ class Context:
     def messages(self) -> list[Message]:
         """The context's view: its messages since the last clear, compaction strategy applied."""
         try:
-            body = self._http.request("GET", f"{self.path}/messages/")
+            body = self._http.call(MessagesAnswer, "GET", f"{self.path}/messages/")
         except TimelineAPIError as exc:
             if self._not_created(exc):
                 return []
@@ -213,17 +220,29 @@ class Context:
         """The view as plain OpenAI chat messages."""
         return [m.to_openai() for m in self.messages]
 
-    def info(self) -> dict[str, Any]:
+    def info(self) -> ContextAnswer:
         """``{name, created_at, compaction_strategy, message_count, stored_message_count}``."""
-        return self._http.request("GET", f"{self.path}/")  # type: ignore[no-any-return]
+        return self._http.call(ContextAnswer, "GET", f"{self.path}/")
 
-    def render(self, **options: Any) -> dict[str, Any]:
+    @overload
+    def render(self, *, format: NativeFormat, **options: Any) -> NativeRequest: ...
+
+    @overload
+    def render(
+        self, *, format: Literal["text", "anthropic", "openai"] = ..., **options: Any
+    ) -> RenderAnswer: ...
+
+    @overload
+    def render(self, *, format: str, **options: Any) -> RenderAnswer | NativeRequest: ...
+
+    def render(self, *, format: str | None = None, **options: Any) -> RenderAnswer | NativeRequest:
         """``POST …/render/`` for this context (``format="openai"`` gives chat messages; a native
         format, the SDK call's keyword arguments as a ``NativeRequest``)."""
-        answer = self._http.request("POST", f"{self.path}/render/", json=options)
-        if options.get("format") in NATIVE_FORMATS:
+        body = {**options, **({"format": format} if format is not None else {})}
+        answer = self._http.call(RenderAnswer, "POST", f"{self.path}/render/", json=body)
+        if format in NATIVE_FORMATS:
             return NativeRequest(answer)
-        return answer  # type: ignore[no-any-return]
+        return answer
 
     # -- changing the view
 
@@ -240,7 +259,7 @@ class Context:
         """Take the newest message out of the view and return it (None when the view is empty);
         the service keeps it stored, and the other messages keep their ids and timestamps."""
         try:
-            body = self._http.request("POST", f"{self.path}/messages/pop/")
+            body = self._http.call(MessagesAnswer, "POST", f"{self.path}/messages/pop/")
         except TimelineAPIError as exc:
             if self._not_created(exc):
                 return None
@@ -248,10 +267,10 @@ class Context:
         self._mirror()
         return Message.from_dict(body["messages"][0]) if body["messages"] else None
 
-    def set_strategy(self, name: str = "summarize", **params: Any) -> dict[str, Any]:
+    def set_strategy(self, name: str = "summarize", **params: Any) -> ContextAnswer:
         """Set the compaction strategy, e.g. ``set_strategy("truncate_oldest", max_messages=100)``."""
         body = {"compaction_strategy": {"name": name, **params}}
-        return self._http.request("PATCH", f"{self.path}/", json=body)  # type: ignore[no-any-return]
+        return self._http.call(ContextAnswer, "PATCH", f"{self.path}/", json=body)
 
     def _not_created(self, exc: TimelineAPIError) -> bool:
         return exc.status == 404 and exc.details.get("context") == self.name
@@ -266,7 +285,7 @@ class Context:
     def from_file(
         cls,
         path: str | os.PathLike[str],
-        client_or_transport: Any,
+        client_or_transport: ClientOrTransport,
         conversation: str,
         name: str = "main",
         *,
@@ -310,13 +329,13 @@ def _write_json(path: Path, value: Any) -> Path:
     return path
 
 
-def get_context(client_or_transport: Any, conversation: str, name: str = "main") -> Context:
+def get_context(client_or_transport: ClientOrTransport, conversation: str, name: str = "main") -> Context:
     """The named context (created on the service by its first append)."""
     return Context(client_or_transport, conversation, name)
 
 
 def new_context(
-    client_or_transport: Any,
+    client_or_transport: ClientOrTransport,
     conversation: str,
     label: str,
     *,
@@ -331,25 +350,25 @@ def new_context(
     if compaction_strategy is not None:
         body["compaction_strategy"] = dict(compaction_strategy)
     http = _requester(client_or_transport)
-    created = http.request("POST", f"{_conversation_path(conversation)}/contexts/", json=body)
+    created = http.call(ContextAnswer, "POST", f"{_conversation_path(conversation)}/contexts/", json=body)
     return Context(http, conversation, created["name"])
 
 
-def list_contexts(client_or_transport: Any, conversation: str) -> list[dict[str, Any]]:
+def list_contexts(client_or_transport: ClientOrTransport, conversation: str) -> list[ContextAnswer]:
     """``[{name, created_at, compaction_strategy, message_count, stored_message_count}]``."""
-    body = _requester(client_or_transport).request("GET", f"{_conversation_path(conversation)}/contexts/")
+    path = f"{_conversation_path(conversation)}/contexts/"
+    body = _requester(client_or_transport).call(ContextsAnswer, "GET", path)
     return list(body["contexts"])
 
 
 def get_full_context(
-    client_or_transport: Any, conversation: str, labels: str | Sequence[str] | None = None
+    client_or_transport: ClientOrTransport, conversation: str, labels: str | Sequence[str] | None = None
 ) -> list[Message]:
     """Messages of every context named ``label`` or ``label_…`` (all contexts without labels),
     deduplicated by ``message_id``, in time order."""
     if isinstance(labels, str):
         labels = [labels]
     params = {"labels": ",".join(labels)} if labels else None
-    body = _requester(client_or_transport).request(
-        "GET", f"{_conversation_path(conversation)}/full-context/", params=params
-    )
+    path = f"{_conversation_path(conversation)}/full-context/"
+    body = _requester(client_or_transport).call(MessagesAnswer, "GET", path, params=params)
     return [Message.from_dict(m) for m in body["messages"]]

@@ -20,15 +20,16 @@ import argparse
 import json
 import os
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, TypeVar
+from typing import Literal, TypeVar
 
-import httpx
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
-from timeline_client.http import TimelineAPIError
+from timeline_client.http import TimelineAPIError, TimelineUnavailable
+from timeline_client.native import NativeRequest
 from timeline_client.timelines import TimelineClient
+from timeline_client.types import BlockAnswer, SourceAnswer
 
 T = TypeVar("T")
 
@@ -97,11 +98,11 @@ def _call(action: Callable[[], T]) -> T:
     except TimelineAPIError as exc:
         details = f" {json.dumps(exc.details, ensure_ascii=False)}" if exc.details else ""
         raise ToolError(f"{exc.message} (HTTP {exc.status} {exc.code}){details}") from exc
-    except httpx.HTTPError as exc:
-        raise ToolError(f"the timeline service could not be reached: {exc}") from exc
+    except TimelineUnavailable as exc:
+        raise ToolError(f"the timeline service could not be reached: {exc.reason}") from exc
 
 
-def _block_text(block: dict[str, Any]) -> str:
+def _block_text(block: BlockAnswer) -> str:
     """One block as a model reads it: a header line with its path and state, then its text."""
     state = []
     if block.get("hidden"):
@@ -118,7 +119,7 @@ def _block_text(block: dict[str, Any]) -> str:
     return f"{header}\n{body}"
 
 
-def _sources_text(sources: Sequence[dict[str, Any]]) -> str:
+def _sources_text(sources: Sequence[SourceAnswer]) -> str:
     if not sources:
         return "The sources pool is empty."
     return json.dumps(list(sources), ensure_ascii=False, indent=1)
@@ -194,10 +195,14 @@ def build_server(client: TimelineClient, conversation: str, context: str = "main
         rendered = _call(lambda: client.render(conversation, context=context, format=format, **debug))
         if format == "text":
             return str(rendered.get("debug", ""))
-        if format in ("anthropic_messages", "openai_responses", "openai_chat"):
-            answer = getattr(rendered, "render", rendered)
-            shown = {"request": dict(rendered), **{k: answer.get(k) for k in ("tokens", "compaction")}}
-            return json.dumps(shown, ensure_ascii=False, indent=1)
+        if isinstance(rendered, NativeRequest):
+            answer = rendered.render
+            native = {
+                "request": dict(rendered),
+                "tokens": answer["tokens"],
+                "compaction": answer["compaction"],
+            }
+            return json.dumps(native, ensure_ascii=False, indent=1)
         shown = {key: rendered.get(key) for key in ("blocks", "cache_points", "tokens", "compaction")}
         return json.dumps(shown, ensure_ascii=False, indent=1)
 

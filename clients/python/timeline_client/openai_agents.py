@@ -46,9 +46,10 @@ from typing import TYPE_CHECKING, Any
 
 from agents.memory.session_settings import SessionSettings, resolve_session_limit
 
-from timeline_client.contexts import Context
+from timeline_client.contexts import ADDED_FIELDS, Context
 from timeline_client.http import TimelineAPIError
 from timeline_client.timelines import TimelineClient
+from timeline_client.types import UsageReportAnswer
 
 if TYPE_CHECKING:
     from agents.items import TResponseInputItem
@@ -58,7 +59,6 @@ ITEM_NAME = "openai_agents_item"
 
 _PLAIN_ROLES = ("user", "assistant", "system")
 POPPED = "popped"  # the hide reason of a popped message's block
-_ADDED_FIELDS = ("timestamp", "message_id")
 
 
 def _storable(text: str) -> bool:
@@ -158,7 +158,7 @@ def message_to_item(message: Mapping[str, Any]) -> dict[str, Any]:
             "arguments": function.get("arguments", ""),
         }
     if message.get("name") != ITEM_NAME and isinstance(content, str) and message.get("role") in _PLAIN_ROLES:
-        return {k: v for k, v in message.items() if k not in _ADDED_FIELDS}
+        return {k: v for k, v in message.items() if k not in ADDED_FIELDS}
     role = message.get("role")
     return {"role": role if role in _PLAIN_ROLES else "user", "content": _text_of(content)}
 
@@ -240,7 +240,7 @@ class TimelineSession:
         shows (the full history ``get_items`` would return without compaction)."""
         return await asyncio.to_thread(self.get_all_items_sync)
 
-    def report_usage(self, result: Any, *, model: str | None = None) -> dict[str, Any] | None:
+    def report_usage(self, result: Any, *, model: str | None = None) -> UsageReportAnswer | None:
         """Report what a run cost against the render its items came from (the latest
         ``get_items``): ``result`` is the ``RunResult`` (its ``context_wrapper.usage``) or an
         ``agents.usage.Usage``; the model is the run's last agent's when it is a name, else give
@@ -352,8 +352,10 @@ def _not_found(exc: TimelineAPIError) -> bool:
 def _as_dict(item: Any) -> dict[str, Any]:
     """An SDK item as a plain dict (items are TypedDicts; pydantic models are dumped as JSON)."""
     if isinstance(item, Mapping):
-        return json.loads(json.dumps(item))  # type: ignore[no-any-return]
+        copied: dict[str, Any] = json.loads(json.dumps(item))
+        return copied
     dump = getattr(item, "model_dump", None)
-    if callable(dump):
-        return dump(mode="json", exclude_unset=True)  # type: ignore[no-any-return]
+    dumped = dump(mode="json", exclude_unset=True) if callable(dump) else None
+    if isinstance(dumped, dict):
+        return dumped
     raise TypeError(f"not a session item: {item!r:.80}")

@@ -4,13 +4,33 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Literal, TypeVar, overload
 
 import httpx
 
 from timeline_client.http import Transport
-from timeline_client.native import NATIVE_FORMATS, NativeRequest
+from timeline_client.native import NATIVE_FORMATS, NativeFormat, NativeRequest
+from timeline_client.types import (
+    BlockAnswer,
+    BlocksAnswer,
+    CompactionAnswer,
+    CompactionQueuedAnswer,
+    ConversationAnswer,
+    ConversationDetailAnswer,
+    ConversationPage,
+    ReadAnswer,
+    RenderAnswer,
+    SearchAnswer,
+    SearchHit,
+    SourceAnswer,
+    SourcesAnswer,
+    TenantUsagePage,
+    TenantUsageRow,
+    TimelineExport,
+    UsageAnswer,
+    UsageReportAnswer,
+)
 
 T = TypeVar("T")
 
@@ -75,7 +95,8 @@ def attachment(
 
 
 class TimelineClient:
-    """Typed access to ``/api/v1``. Every method raises ``TimelineAPIError`` on a 4xx/5xx answer.
+    """Typed access to ``/api/v1`` (answers: ``timeline_client.types``). Every method raises
+    ``TimelineAPIError`` on a 4xx/5xx answer and ``TimelineUnavailable`` when it got no answer.
 
     ``context`` selects a named context (``main`` by default) on every per-timeline call. A call
     that cannot connect or is answered 503 (a dependency of the service down for a moment) is
@@ -112,37 +133,40 @@ class TimelineClient:
 
     def create_conversation(
         self, *, id: str | None = None, title: str = "", settings: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
+    ) -> ConversationAnswer:
         body: dict[str, Any] = {"title": title}
         if id is not None:
             body["id"] = id
         if settings:
             body["settings"] = settings
-        return self.transport.request("POST", "/api/v1/conversations/", json=body)  # type: ignore[no-any-return]
+        return self.transport.call(ConversationAnswer, "POST", "/api/v1/conversations/", json=body)
 
-    def conversation(self, conversation: str) -> dict[str, Any]:
-        return self.transport.request("GET", f"/api/v1/conversations/{conversation}/")  # type: ignore[no-any-return]
+    def conversation(self, conversation: str) -> ConversationDetailAnswer:
+        return self.transport.call(ConversationDetailAnswer, "GET", f"/api/v1/conversations/{conversation}/")
 
     def update_conversation(
         self, conversation: str, *, title: str | None = None, settings: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
+    ) -> ConversationDetailAnswer:
         """Change the title and/or settings; ``settings`` replaces the overrides object as a whole."""
         body: dict[str, Any] = {}
         if title is not None:
             body["title"] = title
         if settings is not None:
             body["settings"] = settings
-        return self.transport.request("PATCH", f"/api/v1/conversations/{conversation}/", json=body)  # type: ignore[no-any-return]
+        path = f"/api/v1/conversations/{conversation}/"
+        return self.transport.call(ConversationDetailAnswer, "PATCH", path, json=body)
 
-    def conversations(self) -> Iterable[dict[str, Any]]:
+    def conversations(self) -> Iterable[ConversationAnswer]:
         """Every conversation of the key's tenant, newest first (follows the pages)."""
-        page = self.transport.request("GET", "/api/v1/conversations/")
+        page = self.transport.call(ConversationPage, "GET", "/api/v1/conversations/")
         while True:
             yield from page["results"]
             if not page["next"]:
                 return
             cursor = httpx.URL(page["next"]).params.get("cursor")
-            page = self.transport.request("GET", "/api/v1/conversations/", params={"cursor": cursor})
+            page = self.transport.call(
+                ConversationPage, "GET", "/api/v1/conversations/", params={"cursor": cursor}
+            )
 
     # -- one timeline
 
@@ -159,23 +183,43 @@ class TimelineClient:
         turn_id: str | None = None,
         attachments: list[dict[str, Any]] | None = None,
         context: str = "main",
-    ) -> list[dict[str, Any]]:
+    ) -> list[BlockAnswer]:
         body: dict[str, Any] = {"prompt": prompt, "attachments": attachments or []}
         if turn_id:
             body["turn_id"] = turn_id
-        answer = self.transport.request("POST", self._path(conversation, context, "turns/"), json=body)
-        return answer["blocks"]  # type: ignore[no-any-return]
+        path = self._path(conversation, context, "turns/")
+        return self.transport.call(BlocksAnswer, "POST", path, json=body)["blocks"]
 
     def contribute(
         self, conversation: str, blocks: list[dict[str, Any]], *, context: str = "main"
-    ) -> list[dict[str, Any]]:
+    ) -> list[BlockAnswer]:
         """Append blocks (seed 000 ``ContextBrowser.contribute``); give each an ``id`` to make retries safe."""
-        answer = self.transport.request(
-            "POST", self._path(conversation, context, "blocks/"), json={"blocks": blocks}
-        )
-        return answer["blocks"]  # type: ignore[no-any-return]
+        path = self._path(conversation, context, "blocks/")
+        return self.transport.call(BlocksAnswer, "POST", path, json={"blocks": blocks})["blocks"]
 
-    def render(self, conversation: str, *, context: str = "main", **options: Any) -> dict[str, Any]:
+    @overload
+    def render(
+        self, conversation: str, *, format: NativeFormat, context: str = "main", **options: Any
+    ) -> NativeRequest: ...
+
+    @overload
+    def render(
+        self,
+        conversation: str,
+        *,
+        format: Literal["text", "anthropic", "openai"] = ...,
+        context: str = "main",
+        **options: Any,
+    ) -> RenderAnswer: ...
+
+    @overload
+    def render(
+        self, conversation: str, *, format: str, context: str = "main", **options: Any
+    ) -> RenderAnswer | NativeRequest: ...
+
+    def render(
+        self, conversation: str, *, format: str | None = None, context: str = "main", **options: Any
+    ) -> RenderAnswer | NativeRequest:
         """Render for the next model call. Options: ``format``, ``include_sources``, ``include_announce``,
         ``cache_last``, ``force_sanitize``, ``system`` or ``system_tokens``, ``max_tokens``, ``announce``,
         ``exclude_contributions``, ``include_only_contributions``, ``now``, ``debug`` (text format: add the
@@ -186,15 +230,16 @@ class TimelineClient:
         ``anthropic.messages.create(model=…, max_tokens=…, tools=…, **kwargs)`` (or ``responses.create``,
         ``chat.completions.create``), with the whole render answer in ``.render``. Declare your tools
         under ``provider_tool_name(name)`` (``timeline_client.tool_names``)."""
-        answer: dict[str, Any] = self.transport.request(
-            "POST", self._path(conversation, context, "render/"), json=options
+        body = {**options, **({"format": format} if format is not None else {})}
+        answer = self.transport.call(
+            RenderAnswer, "POST", self._path(conversation, context, "render/"), json=body
         )
         render_id = answer.get("render_id")
         if isinstance(render_id, str):
             self._renders[render_id] = (conversation, context)
             while len(self._renders) > RENDERS_REMEMBERED:
                 self._renders.pop(next(iter(self._renders)))
-        if options.get("format") in NATIVE_FORMATS:
+        if format in NATIVE_FORMATS:
             return NativeRequest(answer)
         return answer
 
@@ -202,14 +247,14 @@ class TimelineClient:
 
     def report_usage(
         self,
-        render: dict[str, Any] | str,
+        render: RenderAnswer | NativeRequest | str,
         response: Any,
         *,
         model: str | None = None,
         cache_miss_reason: str | None = None,
         conversation: str | None = None,
         context: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> UsageReportAnswer:
         """Report what the provider billed for the call made with ``render`` (a :meth:`render`
         answer, a :class:`NativeRequest`, or its ``render_id``). ``response`` is the SDK's response (Anthropic ``Message``,
         OpenAI ``ChatCompletion`` or ``Response``), its dict, or its ``usage`` alone (then give
@@ -219,6 +264,8 @@ class TimelineClient:
         if isinstance(render, NativeRequest):
             render = render.render
         render_id = render if isinstance(render, str) else render["render_id"]
+        if render_id is None:
+            raise ValueError("this render has no render_id to report usage on")
         if conversation is None:
             if render_id not in self._renders:
                 raise ValueError(
@@ -233,9 +280,9 @@ class TimelineClient:
         if cache_miss_reason is not None:
             body["cache_miss_reason"] = cache_miss_reason
         path = self._path(conversation, context or "main", f"renders/{render_id}/usage/")
-        return self.transport.request("POST", path, json=body)  # type: ignore[no-any-return]
+        return self.transport.call(UsageReportAnswer, "POST", path, json=body)
 
-    def usage(self, conversation: str, *, context: str | None = None) -> dict[str, Any]:
+    def usage(self, conversation: str, *, context: str | None = None) -> UsageAnswer:
         """Totals of a conversation (every context), or of one ``context``: cost, savings, cache-read
         share, forecast accuracy, unexplained misses (with the first changed path)."""
         path = (
@@ -243,76 +290,98 @@ class TimelineClient:
             if context
             else f"/api/v1/conversations/{conversation}/usage/"
         )
-        return self.transport.request("GET", path)  # type: ignore[no-any-return]
+        return self.transport.call(UsageAnswer, "GET", path)
 
-    def tenant_usage(self, *, since: str | None = None, until: str | None = None) -> Iterable[dict[str, Any]]:
+    def tenant_usage(self, *, since: str | None = None, until: str | None = None) -> Iterable[TenantUsageRow]:
         """The tenant's usage per conversation for renders in ``[since, until)`` (follows the pages)."""
         params = {key: value for key, value in (("since", since), ("until", until)) if value}
-        page = self.transport.request("GET", "/api/v1/usage/", params=params)
+        page = self.transport.call(TenantUsagePage, "GET", "/api/v1/usage/", params=params)
         while True:
             yield from page["results"]
             if not page["next"]:
                 return
             cursor = httpx.URL(page["next"]).params.get("cursor")
-            page = self.transport.request("GET", "/api/v1/usage/", params={**params, "cursor": cursor})
+            page = self.transport.call(
+                TenantUsagePage, "GET", "/api/v1/usage/", params={**params, "cursor": cursor}
+            )
+
+    @overload
+    def compact(
+        self, conversation: str, *, force: bool = ..., wait: Literal[True], context: str = ...
+    ) -> CompactionAnswer: ...
+
+    @overload
+    def compact(
+        self, conversation: str, *, force: bool = ..., wait: Literal[False] = ..., context: str = ...
+    ) -> CompactionQueuedAnswer: ...
+
+    @overload
+    def compact(
+        self, conversation: str, *, force: bool = ..., wait: bool, context: str = ...
+    ) -> CompactionAnswer | CompactionQueuedAnswer: ...
 
     def compact(
         self, conversation: str, *, force: bool = False, wait: bool = False, context: str = "main"
-    ) -> dict[str, Any]:
+    ) -> CompactionAnswer | CompactionQueuedAnswer:
+        """Compact now (``wait=True``: the outcome) or queue a compaction (the queued row)."""
         body = {"force": force, "wait": wait}
-        return self.transport.request("POST", self._path(conversation, context, "compact/"), json=body)  # type: ignore[no-any-return]
+        path = self._path(conversation, context, "compact/")
+        if wait:
+            return self.transport.call(CompactionAnswer, "POST", path, json=body)
+        return self.transport.call(CompactionQueuedAnswer, "POST", path, json=body)
 
     def read(
         self, conversation: str, path: str, *, include_hidden: bool = True, context: str = "main"
-    ) -> dict[str, Any]:
+    ) -> ReadAnswer:
         """Blocks at ``path`` (hidden and compacted ones too): the seeds' ``react.read``."""
         params = {"path": path, "include_hidden": "1" if include_hidden else "0"}
-        return self.transport.request("GET", self._path(conversation, context, "blocks/"), params=params)  # type: ignore[no-any-return]
+        return self.transport.call(
+            ReadAnswer, "GET", self._path(conversation, context, "blocks/"), params=params
+        )
 
     def hide(
         self, conversation: str, path: str, replacement_text: str, *, context: str = "main"
-    ) -> list[dict[str, Any]]:
+    ) -> list[BlockAnswer]:
         body = {"path": path, "replacement_text": replacement_text}
-        return self.transport.request("POST", self._path(conversation, context, "hide/"), json=body)["blocks"]  # type: ignore[no-any-return]
+        return self.transport.call(
+            BlocksAnswer, "POST", self._path(conversation, context, "hide/"), json=body
+        )["blocks"]
 
-    def unhide(self, conversation: str, path: str, *, context: str = "main") -> list[dict[str, Any]]:
+    def unhide(self, conversation: str, path: str, *, context: str = "main") -> list[BlockAnswer]:
         """Show the hidden blocks at ``path`` again from the next render on (undoes :meth:`hide` and
         TTL pruning); answers the blocks at the path."""
         url = self._path(conversation, context, "unhide/")
-        answer = self.transport.request("POST", url, json={"path": path})
-        return answer["blocks"]  # type: ignore[no-any-return]
+        return self.transport.call(BlocksAnswer, "POST", url, json={"path": path})["blocks"]
 
-    def search(self, conversation: str, query: str, *, context: str = "main") -> list[dict[str, Any]]:
-        answer = self.transport.request(
-            "GET", self._path(conversation, context, "search/"), params={"q": query}
-        )
-        return answer["results"]  # type: ignore[no-any-return]
+    def search(self, conversation: str, query: str, *, context: str = "main") -> list[SearchHit]:
+        path = self._path(conversation, context, "search/")
+        return self.transport.call(SearchAnswer, "GET", path, params={"q": query})["results"]
 
-    def sources(self, conversation: str, *, context: str = "main") -> list[dict[str, Any]]:
-        return self.transport.request("GET", self._path(conversation, context, "sources/"))["sources_pool"]  # type: ignore[no-any-return]
+    def sources(self, conversation: str, *, context: str = "main") -> list[SourceAnswer]:
+        path = self._path(conversation, context, "sources/")
+        return self.transport.call(SourcesAnswer, "GET", path)["sources_pool"]
 
     def add_sources(
         self, conversation: str, sources: list[dict[str, Any]], *, context: str = "main"
-    ) -> list[dict[str, Any]]:
-        answer = self.transport.request(
-            "POST", self._path(conversation, context, "sources/"), json={"sources": sources}
-        )
-        return answer["sources_pool"]  # type: ignore[no-any-return]
+    ) -> list[SourceAnswer]:
+        path = self._path(conversation, context, "sources/")
+        return self.transport.call(SourcesAnswer, "POST", path, json={"sources": sources})["sources_pool"]
 
-    def export(self, conversation: str, *, window: str = "all", context: str = "main") -> dict[str, Any]:
-        params = {"window": window}
-        return self.transport.request("GET", self._path(conversation, context, "timeline/"), params=params)  # type: ignore[no-any-return]
+    def export(self, conversation: str, *, window: str = "all", context: str = "main") -> TimelineExport:
+        path = self._path(conversation, context, "timeline/")
+        return self.transport.call(TimelineExport, "GET", path, params={"window": window})
 
-    def import_timeline(self, payload: dict[str, Any], *, id: str | None = None) -> dict[str, Any]:
+    def import_timeline(self, payload: Mapping[str, Any], *, id: str | None = None) -> ConversationAnswer:
+        """Import an :meth:`export` (``TimelineExport``) as a new conversation (``id``: its id)."""
         body = {**payload, **({"id": id} if id else {})}
-        return self.transport.request("POST", "/api/v1/conversations/import/", json=body)  # type: ignore[no-any-return]
+        return self.transport.call(ConversationAnswer, "POST", "/api/v1/conversations/import/", json=body)
 
     # -- the seed's retry loop
 
     def retry_with_compaction(
         self,
         conversation: str,
-        call: Callable[[dict[str, Any]], T],
+        call: Callable[[RenderAnswer | NativeRequest], T],
         *,
         context: str = "main",
         **render_options: Any,
