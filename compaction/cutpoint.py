@@ -15,6 +15,11 @@ The rules, in order:
    over non-message blocks, stopping just after a message block or a summary.
 4. A turn start (:func:`is_turn_start`) is a ``turn.header``, a ``user.prompt`` or any block authored
    by ``user``. A cut elsewhere splits its turn (see :mod:`compaction.planner`).
+5. Thinking (ours, DESIGN "Native formats and reasoning"): a ``react.thinking`` block is never a
+   candidate (it counts towards the budget like a message block), and a cut never separates it
+   from the rest of its assistant message: a cut that lands after a thinking block in the same
+   assistant run (no tool result, turn start or summary between them) moves back onto the run's
+   first such thinking block, so the block, its text and its ``tool_use`` stay or go together.
 
 The walk is a single backward pass over the window; :class:`WindowIndex` precomputes everything
 once so the planner can evaluate many budgets in O(log n) each.
@@ -28,6 +33,7 @@ from collections.abc import Sequence
 from timeline_app.domain.blocks import (
     ASSISTANT_COMPLETION,
     SUMMARY,
+    THINKING,
     TOOL_CALL,
     TOOL_RESULT,
     TURN_HEADER,
@@ -42,8 +48,8 @@ _NON_CUT_AUTHORS = frozenset({"system", "tool"})
 
 
 def is_cut_point_block(block: Block) -> bool:
-    """Seed 002 rule 1: may the retained window start at this block?"""
-    if block.type in _REJECTED_TYPES:
+    """Seed 002 rule 1: may the retained window start at this block? Never a thinking block."""
+    if block.type in _REJECTED_TYPES or block.type == THINKING:
         return False
     if block.type in _ACCEPTED_TYPES:
         return True
@@ -53,8 +59,9 @@ def is_cut_point_block(block: Block) -> bool:
 
 
 def is_message_block(block: Block) -> bool:
-    """Seed 002 rule 2: does this block count towards the recent-tokens budget?"""
-    if block.type == TOOL_RESULT:
+    """Seed 002 rule 2: does this block count towards the recent-tokens budget? (A thinking block
+    does: it is part of its assistant message.)"""
+    if block.type in (TOOL_RESULT, THINKING):
         return True
     return is_cut_point_block(block)
 
@@ -97,7 +104,18 @@ class WindowIndex:
             b = window[i]
             c = is_cut_point_block(b)
             candidate[i] = c
-            message[i] = c or b.type == TOOL_RESULT
+            message[i] = c or b.type in (TOOL_RESULT, THINKING)
+
+        # Rule 5: for each index, the first thinking block of its assistant run before it (-1).
+        self.thinking_before = [-1] * n
+        run_thinking = -1
+        for i in range(start, n):
+            b = window[i]
+            if b.type == TOOL_RESULT or b.type == SUMMARY or is_turn_start(b):
+                run_thinking = -1
+            self.thinking_before[i] = run_thinking
+            if b.type == THINKING and run_thinking < 0:
+                run_thinking = i
 
         # Backward pass: suffix tokens, next candidate, message positions with their suffix sums.
         self.suffix_tokens = [0] * (n + 1)
@@ -185,6 +203,9 @@ class WindowIndex:
                 and prev.turn_id == block.turn_id
             ):
                 cut -= 1
+        # Rule 5: keep a thinking block with the rest of its assistant message.
+        if self.thinking_before[cut] >= 0:
+            cut = self.thinking_before[cut]
         if cut <= self.start:
             return None
         return cut

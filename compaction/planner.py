@@ -17,7 +17,7 @@ from typing import Any
 
 from compaction.cutpoint import WindowIndex
 from compaction.summary_sections import SPLIT_TURN_HEADING, split_turn_body
-from timeline_app.domain.blocks import SUMMARY, Block, summary_path
+from timeline_app.domain.blocks import SUMMARY, THINKING, Block, summary_path
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.rendering.pipeline import continued_turn_header
 
@@ -60,6 +60,22 @@ class CompactionPlan:
     @property
     def compacted_tokens(self) -> int:
         return sum(b.effective_tokens for b in self.compacted)
+
+    @property
+    def history_inputs(self) -> tuple[Block, ...]:
+        """What the summarizer reads for the history: ``summarized`` without thinking blocks."""
+        return summarizable(self.summarized)
+
+    @property
+    def split_inputs(self) -> tuple[Block, ...]:
+        """What the summarizer reads for the split turn: ``split_prefix`` without thinking blocks."""
+        return summarizable(self.split_prefix)
+
+
+def summarizable(blocks: Sequence[Block]) -> tuple[Block, ...]:
+    """The blocks a summary (and the digest) may draw on: a thinking block (``react.thinking``) is
+    never summarized into text; the compaction removes it with the rest of its turn."""
+    return tuple(b for b in blocks if b.type != THINKING)
 
 
 def visible_tokens(window: Sequence[Block]) -> int:

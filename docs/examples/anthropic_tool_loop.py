@@ -8,6 +8,11 @@ request it gets (the SDK's request types and the provider's rules: alternation, 
 tool_result pairing, ids, names, cache markers) and fails on a violation. Its answers carry the
 usage a simulator of Anthropic's prompt cache bills for the exact request.
 
+Extended thinking is on: every reply starts with a signed ``thinking`` block, which the loop stores
+(``timeline_client.thinking.thinking_block``) before the reply's text and calls. Like the real API,
+the scripted model rejects a request whose last assistant message holds a ``tool_use`` but does not
+start with the signed thinking block it sent, unchanged.
+
 The conversation is small on purpose (``max_tokens`` 8,000): the third turn compacts. A pause of
 ten minutes before the fourth turn lets the prompt cache expire, so that render prunes old tool
 results (the ``now`` render option moves the clock; nothing sleeps).
@@ -31,6 +36,7 @@ from typing import Any
 import anthropic
 import httpx2  # the installed anthropic SDK is built on httpx2
 from timeline_client import TimelineClient, provider_tool_name, timeline_tool_name
+from timeline_client.thinking import thinking_block
 
 # The repository's checks of a request (not part of the client): the SDK types and the rules.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -64,11 +70,29 @@ class ScriptedModel:
         self.cache = CacheSimulator()
         self.clock = 0.0  # seconds since the start, set by the loop before each call
         self.calls = 0
+        self.signed: dict[str, str] = {}  # signature -> the thinking text it signs
+        self.thinking_sent_back = 0  # requests whose tool_use came with its signed thinking first
+
+    def check_thinking(self, messages: list[dict[str, Any]]) -> str:
+        """The API's rule with thinking on: the last assistant message, when it holds a
+        ``tool_use``, starts with a thinking block; every thinking block comes back unchanged."""
+        for message in messages:
+            for block in message["content"]:
+                if block["type"] == "thinking" and self.signed.get(block["signature"]) != block["thinking"]:
+                    return "a thinking block does not match its signature"
+        assistants = [m for m in messages if m["role"] == "assistant"]
+        last = assistants[-1]["content"] if assistants else []
+        if any(block["type"] == "tool_use" for block in last):
+            if last[0]["type"] != "thinking":
+                return f"the last assistant message starts with {last[0]['type']}, not a thinking block"
+            self.thinking_sent_back += 1
+        return ""
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content)
         checked = {key: body[key] for key in ("system", "messages") if key in body}
         problems = violations("anthropic_messages", checked) + sdk_type_errors("anthropic_messages", checked)
+        problems += [p for p in [self.check_thinking(body["messages"])] if p]
         if problems:
             raise SystemExit(f"invalid request {self.calls + 1}: {problems[0]}")
         self.calls += 1
@@ -78,10 +102,14 @@ class ScriptedModel:
         # The order the conversation is about: the last order number in it (the new question's,
         # or in the results of the lookups just made).
         order = (ORDER.findall(json.dumps(body["messages"])) or ["?"])[-1]
+        thought = f"Call {self.calls}: the user asks about order {order}."
+        signature = f"sig-{self.calls}-{len(thought)}"
+        self.signed[signature] = thought
+        thinking = {"type": "thinking", "thinking": thought, "signature": signature}
         if answered:
-            content = [{"type": "text", "text": f"Order {order} ships tomorrow."}]
+            content = [thinking, {"type": "text", "text": f"Order {order} ships tomorrow."}]
         else:
-            content = [{"type": "text", "text": f"Looking order {order} up."}] + [
+            content = [thinking, {"type": "text", "text": f"Looking order {order} up."}] + [
                 {
                     "type": "tool_use",
                     "id": f"toolu_{self.calls}_{k}",
@@ -146,23 +174,26 @@ for turn, question in enumerate(QUESTIONS, start=1):
         )
         texts = [block.text for block in reply.content if block.type == "text"]
         calls = [block for block in reply.content if block.type == "tool_use"]
+        # The reply's thinking first, as the model sent it: the next request must carry it back.
+        thoughts = [
+            thinking_block(part, id=f"{reply.id}.thinking.{k}") for k, part in enumerate(reply.content)
+        ]
+        blocks: list[dict[str, Any]] = [block for block in thoughts if block is not None]
         if not calls:
-            api.contribute(
-                conv,
-                [
-                    {
-                        "type": "assistant.completion",
-                        "author": "assistant",
-                        "text": "".join(texts),
-                        "id": f"{reply.id}.done",
-                    }
-                ],
+            blocks.append(
+                {
+                    "type": "assistant.completion",
+                    "author": "assistant",
+                    "text": "".join(texts),
+                    "id": f"{reply.id}.done",
+                }
             )
+            api.contribute(conv, blocks)
             print(f"turn {turn}: answer: {''.join(texts)}")
             break
-        blocks: list[dict[str, Any]] = [
+        blocks.append(
             {"type": "react.notes", "author": "react", "text": "".join(texts), "id": f"{reply.id}.notes"}
-        ]
+        )
         for call in calls:  # the fan-out: every call, then every result
             name = timeline_tool_name(call.name, declared=DECLARED)
             meta = {"tool_call_id": call.id, "tool_id": name}
@@ -190,4 +221,5 @@ for turn, question in enumerate(QUESTIONS, start=1):
             )
         api.contribute(conv, blocks)
 
+print(f"{model.thinking_sent_back} requests sent the signed thinking back first with their tool_use")
 print(f"{model.calls} model calls, every request valid")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from typing import Any
 
 from timeline_app.domain import blocks as b
@@ -278,6 +279,66 @@ def named_timeline(rng: random.Random) -> list[Block]:
     if blocks and rng.random() < 0.3:
         blocks = blocks[rng.randint(0, len(blocks) - 1) :]
     return blocks
+
+
+_ASSISTANT_SIDE = frozenset({b.TOOL_CALL, b.NOTES, b.ASSISTANT_COMPLETION, b.PLAN, "message.assistant"})
+
+
+def thinking_block(rng: random.Random, turn_id: str) -> Block:
+    """A random ``react.thinking`` block: Anthropic thinking (signed) or redacted thinking, or an
+    OpenAI reasoning item (with or without encrypted content and summary)."""
+    roll = rng.random()
+    tag = rng.randint(0, 10**6)
+    if roll < 0.45:
+        text = f"thinking {tag}: " + FILLER * rng.randint(0, 6)
+        meta: dict[str, Any] = {"provider": "anthropic", "kind": "thinking", "signature": f"sig{tag}=="}
+    elif roll < 0.6:
+        text = ""
+        meta = {"provider": "anthropic", "kind": "redacted_thinking", "data": f"EmwKAhgB{tag}"}
+    else:
+        text = ""
+        summary = [
+            {"type": "summary_text", "text": f"**Step {k}** " + FILLER} for k in range(rng.randint(0, 2))
+        ]
+        meta = {"provider": "openai", "kind": "reasoning", "id": f"rs_{tag}", "summary": summary}
+        if rng.random() < 0.8:
+            meta["encrypted_content"] = f"gAAAAAB{tag}" + "x" * rng.randint(0, 40)
+    return Block(
+        seq=0,
+        type=b.THINKING,
+        turn_id=turn_id,
+        author="assistant",
+        text=text,
+        meta=meta,
+        tokens=_tokens(text) + 4,
+    )
+
+
+def with_thinking(rng: random.Random, blocks: list[Block]) -> list[Block]:
+    """``blocks`` with thinking blocks where an agent with extended thinking stores them: before
+    the first assistant-side block of a run (a call, notes, a completion), one or two; now and then
+    one in an odd place (after a result, at the end) or hidden. Seqs are renumbered in order."""
+    out: list[Block] = []
+    previous: Block | None = None
+    for block in blocks:
+        opens_run = block.type in _ASSISTANT_SIDE and (
+            previous is None or previous.type not in _ASSISTANT_SIDE
+        )
+        if opens_run and rng.random() < 0.6:
+            out.extend(thinking_block(rng, block.turn_id) for _ in range(rng.choice([1, 1, 2])))
+        elif rng.random() < 0.03:
+            out.append(thinking_block(rng, block.turn_id))
+        out.append(block)
+        previous = block
+    if rng.random() < 0.1:
+        out.append(thinking_block(rng, out[-1].turn_id if out else ""))
+    first = out[0].seq if out else 1
+    renumbered = []
+    for offset, block in enumerate(out):
+        if block.type == b.THINKING and rng.random() < 0.05:
+            block = block.hide(replacement_text="[hidden]", reason="agent", replacement_tokens=2)
+        renumbered.append(replace(block, seq=first + offset))
+    return renumbered
 
 
 def random_timeline(rng: random.Random) -> list[Block]:

@@ -22,6 +22,9 @@ PLAN_ACK = "react.plan.ack"
 SUMMARY = "conv.range.summary"
 SOURCES_POOL = "sources.pool"
 ANNOUNCE = "announce"
+THINKING = "react.thinking"
+"""A model's thinking / redacted-thinking block (Anthropic) or reasoning item (OpenAI Responses),
+stored so its provider's native format can send it back unchanged (``domain/thinking.py``)."""
 
 _TOOL_CALL_ID_IN_PATH = re.compile(r"\b(tc_[A-Za-z0-9_\-]+)")
 

@@ -13,6 +13,7 @@ from typing import Any
 from timeline_app.domain.block_text import CONTINUED_META, block_text
 from timeline_app.domain.blocks import SUMMARY, TURN_HEADER, USER_PROMPT, Block, turn_header_path
 from timeline_app.domain.settings import RenderSettings
+from timeline_app.domain.thinking import renders_in
 from timeline_app.domain.tokens import count_text_tokens
 
 from .cache_points import cache_point_indices
@@ -174,12 +175,20 @@ def render_window(
 
     Steps: the continued header of a window that starts mid-turn → contribution filters → cache points on the stable stream → parts (the marker sits
     on the last emitted part of each cache-point block) → tail (never cached).
+
+    A thinking block (``react.thinking``) is in the stable stream only in its provider's native
+    format (``domain.thinking.renders_in``): every other format leaves it out, so it costs nothing
+    there (``tokens.visible``), is no cache point and no part.
     """
-    stable = filter_contributions(
-        with_continued_header(blocks),
-        exclude=options.exclude_contributions,
-        include_only=options.include_only_contributions,
-    )
+    stable = [
+        block
+        for block in filter_contributions(
+            with_continued_header(blocks),
+            exclude=options.exclude_contributions,
+            include_only=options.include_only_contributions,
+        )
+        if renders_in(block, options.format)
+    ]
     tail = tail_texts(options=options, sources=sources, active_plan=active_plan)
     tail_parts = [Part(kind="text", text=t) for t in tail]
 

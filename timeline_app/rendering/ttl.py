@@ -15,6 +15,7 @@ from typing import Literal
 from timeline_app.domain.blocks import (
     ASSISTANT_COMPLETION,
     SUMMARY,
+    THINKING,
     TOOL_RESULT,
     TURN_HEADER,
     USER_PROMPT,
@@ -28,7 +29,9 @@ TtlStatus = Literal["disabled", "armed", "fresh", "no_effect", "pruned"]
 TTL_REASON = "ttl"
 BULKY_TOKENS = 1_000
 HINT_MAX_CHARS = 80
-NEVER_PRUNED = frozenset({TURN_HEADER, USER_PROMPT, SUMMARY, ASSISTANT_COMPLETION})
+# A thinking block is never pruned: a replacement text cannot stand in for its signed original,
+# and a hidden one is left out of every render (compaction removes it with its turn).
+NEVER_PRUNED = frozenset({TURN_HEADER, USER_PROMPT, SUMMARY, ASSISTANT_COMPLETION, THINKING})
 
 
 @dataclass(frozen=True)

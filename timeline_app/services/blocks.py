@@ -19,6 +19,7 @@ from timeline_app.domain.contributions import NewAttachment, NewBlock, default_p
 from timeline_app.domain.costs import block_tokens
 from timeline_app.domain.message_validation import message_block_problems
 from timeline_app.domain.meta import MetaLimits
+from timeline_app.domain.thinking import thinking_block_problems
 from timeline_app.domain.times import iso_utc
 from timeline_app.errors import Conflict, InvalidInput
 from timeline_app.models import Block, Conversation, Timeline
@@ -73,6 +74,19 @@ def blocks_store(
         problems.update(message_block_problems(nb.type, nb.meta, where=f"blocks[{i}].meta"))
     if problems:
         raise InvalidInput("a message block does not carry a valid OpenAI message", details=problems)
+    for i, nb in enumerate(blocks):
+        problems.update(
+            thinking_block_problems(
+                type=nb.type,
+                author=nb.author,
+                text=nb.text,
+                meta=nb.meta,
+                has_data=bool(nb.data),
+                where=f"blocks[{i}].meta",
+            )
+        )
+    if problems:
+        raise InvalidInput("a thinking block does not have its provider's shape", details=problems)
     # Blocks without a turn_id join the current turn: look it up only when one needs it.
     needs_turn = any(nb.turn_id is None for nb in blocks)
     current_turn = selectors.timeline_current_turn_id(timeline=timeline) if needs_turn else ""

@@ -21,6 +21,7 @@ from timeline_app import selectors
 from timeline_app.domain import blocks as b
 from timeline_app.domain.costs import block_tokens, hidden_tokens
 from timeline_app.domain.message_validation import message_block_problems
+from timeline_app.domain.thinking import thinking_block_problems
 from timeline_app.domain.times import iso_utc, parse_iso
 from timeline_app.errors import InvalidInput
 from timeline_app.models import Block, Compaction, Conversation, Source, Tenant, Timeline
@@ -186,6 +187,16 @@ def _import_problems(payload: dict[str, Any]) -> dict[str, Any]:
         if item["type"] == b.SUMMARY:
             summaries.add(seq)
         problems.update(message_block_problems(item["type"], item["meta"], where=f"blocks[{i}].meta"))
+        problems.update(
+            thinking_block_problems(
+                type=item["type"],
+                author=item["author"],
+                text=item["text"],
+                meta=item["meta"],
+                has_data=bool(item["base64"]),
+                where=f"blocks[{i}].meta",
+            )
+        )
     next_seq = max(seqs, default=0) + 1
     view_start = payload.get("view_start_seq") or 0
     if view_start > next_seq:

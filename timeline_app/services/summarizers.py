@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from compaction.digest import build_digest
-from compaction.planner import CompactionPlan, build_summary_block
+from compaction.planner import CompactionPlan, build_summary_block, summarizable
 from compaction.summarizers import ExtractiveSummarizer, Summarizer, SummaryOutcome, summarize_with_fallback
 from timeline_app.domain.costs import block_tokens
 from timeline_app.domain.settings import RenderSettings
@@ -122,7 +122,7 @@ def draft_summary(
     history = summarize_with_fallback(
         summarizer,
         fallback_summarizer(),
-        blocks=plan.summarized,
+        blocks=plan.history_inputs,
         previous_summary=previous.text if previous else None,
         max_tokens=settings.summary_max_tokens,
         purpose="history",
@@ -133,14 +133,14 @@ def draft_summary(
         split = summarize_with_fallback(
             summarizer if history.error is None else None,
             fallback_summarizer(),
-            blocks=plan.split_prefix,
+            blocks=plan.split_inputs,
             previous_summary=None,
             max_tokens=settings.split_prefix_max_tokens,
             purpose="split_turn",
         )
     summarize_ms = int((time.monotonic() - started) * 1000)
     digest = build_digest(
-        plan.compacted, previous=previous.meta.get("compaction_digest") if previous else None
+        summarizable(plan.compacted), previous=previous.meta.get("compaction_digest") if previous else None
     )
     fields = build_summary_block(
         plan,

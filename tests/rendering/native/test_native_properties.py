@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from timeline_app.benchmarks.sdk_types import sdk_type_errors
-from timeline_app.benchmarks.timelines import random_timeline
+from timeline_app.benchmarks.timelines import random_timeline, with_thinking
 from timeline_app.domain.block_text import stable_json
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.rendering.native import NATIVE_FORMATS
@@ -20,6 +20,13 @@ from timeline_app.rendering.native.validate import violations
 from timeline_app.rendering.pipeline import RenderOptions, render_window
 
 SYNTHETIC = MISSING_RESULT.split("{", 1)[0]
+
+
+def _timeline(seed: int) -> list[Any]:
+    """A random timeline; every other seed with thinking blocks of both providers in it (signed,
+    redacted, reasoning items; in place, in odd places, hidden)."""
+    blocks = random_timeline(random.Random(seed))
+    return with_thinking(random.Random(seed ^ 0x5EED), blocks) if seed % 2 else blocks
 
 
 def _render(blocks: list[Any], fmt: str, rng: random.Random, **overrides: Any) -> dict[str, Any]:
@@ -46,7 +53,7 @@ def _render(blocks: list[Any], fmt: str, rng: random.Random, **overrides: Any) -
 @settings(max_examples=examples(2000), deadline=None, database=None)
 @given(seed=st.integers(min_value=0, max_value=2**32 - 1))
 def test_every_native_render_of_a_random_timeline_is_valid_and_byte_stable(seed: int) -> None:
-    blocks = random_timeline(random.Random(seed))
+    blocks = _timeline(seed)
     for fmt in NATIVE_FORMATS:
         request = _render(blocks, fmt, random.Random(seed))
         assert violations(fmt, request) == [], (fmt, stable_json(request)[:4000])
@@ -86,7 +93,7 @@ def _stable_count(items: list[Any]) -> int:
 def test_appending_keeps_the_earlier_messages_byte_for_byte(seed: int, cut: float) -> None:
     """Earlier messages stay as they were, up to the last one (it may grow: merged content) and the
     one before a synthetic result (its call's result, or more parallel calls, may arrive)."""
-    blocks = random_timeline(random.Random(seed))
+    blocks = _timeline(seed)
     head = blocks[: max(1, int(len(blocks) * cut))]
     for fmt in NATIVE_FORMATS:
         before = _items(fmt, _strip_markers(_render(head, fmt, random.Random(seed), announce=False)))

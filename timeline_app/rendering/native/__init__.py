@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from timeline_app.domain.blocks import Block
+from timeline_app.domain.thinking import FORMAT_PROVIDER
 
 from .anthropic import anthropic_request
 from .conversation import stream_conversation
@@ -42,7 +43,8 @@ def render_native(
     cache_ttl_seconds: int = 300,
     prompt_cache_key: str = "",
 ) -> NativeRender:
-    conversation = stream_conversation(stable, tail)
+    # Thinking blocks come back only in their provider's format (Chat has no place for them).
+    conversation = stream_conversation(stable, tail, provider=FORMAT_PROVIDER.get(format, ""))
     if format == "anthropic_messages":
         rendered = anthropic_request(
             conversation,

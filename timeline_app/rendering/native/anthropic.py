@@ -6,6 +6,12 @@ markers (``cache_control``) sit on the native content blocks of the seed's three
 most four in the request with the system's, none whose prefix is shorter than ``cache_min_tokens``,
 ``"ttl": "1h"`` when the TTL setting is an hour or more (all markers then carry it, so 1-hour
 entries never follow 5-minute ones).
+
+Thinking blocks (``thinking`` with its signature, ``redacted_thinking``) come back unchanged and
+first in their assistant message (the API wants the last assistant message to start with one
+before its ``tool_use``); they never carry ``cache_control`` (the API does not take it there): a
+cache point on one goes to the nearest earlier block that can carry it, as for any block that
+renders nothing markable.
 """
 
 from __future__ import annotations
@@ -18,10 +24,13 @@ from timeline_app.domain.blocks import Block
 
 from ..formats import ANTHROPIC_DOCUMENT_MIMES, ANTHROPIC_IMAGE_MIMES
 from .conversation import CONTINUES_TEXT
-from .entries import Content, Conversation, Entry, Media, Text, ToolResult, ToolUse
+from .entries import Content, Conversation, Entry, Media, Text, Thinking, ToolResult, ToolUse
 
 MAX_MARKERS = 4
 ONE_HOUR = 3600
+
+
+THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
 
 
 def cache_control(ttl_seconds: int) -> dict[str, str]:
@@ -41,6 +50,8 @@ def _content_block(part: Content) -> dict[str, Any]:
 
 
 def _entry_block(entry: Entry) -> dict[str, Any]:
+    if isinstance(entry, Thinking):
+        return dict(entry.native)
     if isinstance(entry, ToolUse):
         return {"type": "tool_use", "id": entry.id, "name": entry.name, "input": entry.input}
     if isinstance(entry, ToolResult):
@@ -100,16 +111,24 @@ def anthropic_request(
             merged.append((message.role, items))
     if merged and merged[0][0] == "assistant":
         merged.insert(0, ("user", [({"type": "text", "text": CONTINUES_TEXT}, ())]))
+    for role, items in merged:
+        if role == "assistant":
+            # Thinking first, in stored order; the rest in stored order after it.
+            items.sort(key=lambda item: item[0]["type"] not in THINKING_TYPES)
 
     # Where each stable block's content ends, in final order, and the prefix tokens there.
+    # ``markable``: the same for the blocks that can carry a marker (not a thinking block).
     final: dict[int, tuple[int, int]] = {}
+    markable: dict[int, tuple[int, int]] = {}
     cumulative: dict[tuple[int, int], int] = {}
     running = system_tokens + system_origin_tokens
     counted: set[int] = set()
     for m, (_, items) in enumerate(merged):
-        for e, (_, origins) in enumerate(items):
+        for e, (block, origins) in enumerate(items):
             for origin in origins:
                 final[origin] = (m, e)
+                if block["type"] not in THINKING_TYPES:
+                    markable[origin] = (m, e)
                 if origin not in counted:
                     counted.add(origin)
                     running += stable[origin].effective_tokens
@@ -125,7 +144,7 @@ def anthropic_request(
     best_seq = -1
     wanted = set(points)
     for index in range(len(stable)):
-        at = final.get(index)
+        at = markable.get(index)
         if at is not None and (best is None or at > best):
             best, best_seq = at, stable[index].seq
         if index in wanted and best is not None and all(best != t for t, _ in targets):

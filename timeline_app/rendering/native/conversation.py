@@ -16,6 +16,10 @@ messages that every provider accepts:
 
 System texts (messages of role ``system`` in a named context) stay in place as ``system``
 messages; the Anthropic format moves them to the top-level ``system``.
+
+A thinking block (``react.thinking``) is an assistant-side entry of its own, in place, and only
+in the conversation built for its provider (``thinking_provider``); every other build leaves it
+out, as it leaves out a hidden one.
 """
 
 from __future__ import annotations
@@ -31,14 +35,16 @@ from timeline_app.domain.blocks import (
     NOTES,
     PLAN,
     PLAN_ACK,
+    THINKING,
     TOOL_CALL,
     TOOL_RESULT,
     Block,
 )
 from timeline_app.domain.messages import message_text
+from timeline_app.domain.thinking import native_thinking, thinking_provider
 
 from ..formats import openai_message
-from .entries import Content, Conversation, Entry, Media, Message, Role, Text, ToolResult, ToolUse
+from .entries import Content, Conversation, Entry, Media, Message, Role, Text, Thinking, ToolResult, ToolUse
 from .tool_names import provider_tool_id, provider_tool_name
 
 MISSING_RESULT = "[no result stored for tool call {call_id}: the call crashed or its result is still pending]"
@@ -52,7 +58,7 @@ ERROR_STATUSES = frozenset({"error", "failed", "failure"})
 
 @dataclass(frozen=True)
 class _Event:
-    kind: Literal["user", "assistant", "call", "result", "system"]
+    kind: Literal["user", "assistant", "call", "result", "system", "thinking"]
     origin: int
     content: tuple[Content, ...] = ()
     call_id: str = ""
@@ -60,6 +66,7 @@ class _Event:
     input: dict[str, Any] = field(default_factory=dict)
     is_error: bool = False
     orphan_text: str = ""
+    thinking: Thinking | None = None
 
 
 def _media_of(block: Block, origin: int) -> list[Content]:
@@ -222,8 +229,14 @@ def _message_events(block: Block, message: dict[str, Any], origin: int) -> list[
     return [_Event("user", origin, tuple(_message_content(content, origin)))]
 
 
-def block_events(block: Block, origin: int) -> list[_Event]:
-    """What one block of the stable stream contributes to the conversation."""
+def block_events(block: Block, origin: int, *, provider: str = "") -> list[_Event]:
+    """What one block of the stable stream contributes to the conversation. ``provider``: whose
+    thinking blocks the conversation carries (empty: nobody's)."""
+    if block.type == THINKING:
+        if block.hidden or not provider or thinking_provider(block) != provider:
+            return []
+        entry = Thinking(provider=provider, native=native_thinking(block), origin=origin)
+        return [_Event("thinking", origin, thinking=entry)]
     stored = openai_message(block)
     if stored is not None:
         return _message_events(block, stored, origin)
@@ -329,7 +342,10 @@ def build_conversation(events: Sequence[_Event]) -> Conversation:
         pending.clear()
 
     for index, event in enumerate(events):
-        if event.kind == "assistant":
+        if event.kind == "thinking" and event.thinking is not None:
+            open_message("assistant")
+            place(event.thinking, [event.origin])
+        elif event.kind == "assistant":
             open_message("assistant")
             for part in event.content:
                 place(part, [event.origin])
@@ -364,11 +380,14 @@ def build_conversation(events: Sequence[_Event]) -> Conversation:
     return Conversation(messages=messages, positions=positions)
 
 
-def stream_conversation(stable: Sequence[Block], tail: Sequence[str] = ()) -> Conversation:
-    """The stable blocks, then the tail texts (sources pool, announce) as user text at the end."""
+def stream_conversation(
+    stable: Sequence[Block], tail: Sequence[str] = (), *, provider: str = ""
+) -> Conversation:
+    """The stable blocks, then the tail texts (sources pool, announce) as user text at the end;
+    the thinking blocks of ``provider`` in place, nobody else's."""
     events: list[_Event] = []
     for index, block in enumerate(stable):
-        events.extend(block_events(block, index))
+        events.extend(block_events(block, index, provider=provider))
     for text in tail:
         if text.strip():
             events.append(_Event("user", -1, (Text(text),)))

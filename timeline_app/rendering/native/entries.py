@@ -49,7 +49,17 @@ class ToolResult:
     synthetic: bool = False
 
 
-Entry = Text | Media | ToolUse | ToolResult
+@dataclass(frozen=True)
+class Thinking:
+    """A thinking block or reasoning item (``react.thinking``), as its provider's own ``native``
+    dict: only the format of that provider renders it (``domain/thinking.py``)."""
+
+    provider: str
+    native: dict[str, Any]
+    origin: int = -1
+
+
+Entry = Text | Media | ToolUse | ToolResult | Thinking
 
 
 @dataclass

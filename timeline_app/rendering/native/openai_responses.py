@@ -5,6 +5,11 @@ assistant text → an ``assistant`` message; a tool call → a ``function_call``
 JSON string); its result → a ``function_call_output`` item right after the calls of its round;
 system texts stay in place as ``system`` messages. No cache markers: OpenAI caches prefixes by
 itself (the caller adds a stable ``prompt_cache_key``).
+
+A stored ``reasoning`` item (``react.thinking`` of provider ``openai``) comes back in place as
+``{"type": "reasoning", "id", "summary", "encrypted_content"}``, when an item of its assistant
+message follows it (a function call or the assistant's text): the API rejects a reasoning item
+"provided without its required following item".
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..formats import OPENAI_FILE_MIMES, OPENAI_IMAGE_MIMES
-from .entries import Content, Conversation, Media, Text, ToolResult, ToolUse
+from .entries import Content, Conversation, Media, Text, Thinking, ToolResult, ToolUse
 
 
 def input_part(part: Content) -> dict[str, Any]:
@@ -67,8 +72,16 @@ def responses_input(conversation: Conversation) -> tuple[list[dict[str, Any]], d
     for message in conversation.messages:
         if message.role == "assistant":
             texts: list[Text] = []
-            for entry in message.content:
-                if isinstance(entry, ToolUse):
+            last_item = max(
+                (k for k, e in enumerate(message.content) if isinstance(e, (Text, ToolUse))), default=-1
+            )
+            for at, entry in enumerate(message.content):
+                if isinstance(entry, Thinking):
+                    if at < last_item:
+                        flush_texts(texts)
+                        items.append(dict(entry.native))
+                        note([entry.origin])
+                elif isinstance(entry, ToolUse):
                     flush_texts(texts)
                     items.append(
                         {

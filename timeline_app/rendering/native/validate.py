@@ -7,9 +7,13 @@ against the SDKs' own request types in the tests and in ``manage.py bench format
   is answered in the very next user message, whose ``tool_result`` blocks come first and answer
   exactly that message's calls; no ``tool_result`` anywhere else; tool-use ids unique and of
   ``[A-Za-z0-9_-]``; tool names of ``[A-Za-z0-9_-]{1,64}``; at most 4 ``cache_control`` (system
-  included), 1-hour ones before 5-minute ones.
+  included), 1-hour ones before 5-minute ones; ``thinking`` (non-empty ``signature``) and
+  ``redacted_thinking`` (non-empty ``data``) only in assistant messages, before any other block of
+  theirs, never with ``cache_control``.
 * OpenAI Responses: every ``function_call`` has exactly one ``function_call_output`` after it and
-  before the next user or system message; no output without its call; unique ids; names.
+  before the next user or system message; no output without its call; unique ids; names; a
+  ``reasoning`` item (``id``, ``summary`` list) is followed, after any other reasoning items, by a
+  function call or an assistant message.
 * OpenAI Chat: an assistant message with ``tool_calls`` is followed by one ``tool`` message per
   call id before any other message; no other ``tool`` message; unique ids; names.
 """
@@ -70,9 +74,22 @@ def anthropic_violations(request: Mapping[str, Any]) -> list[str]:
         ttls.extend(_cache_controls(content))
         results: list[str] = []
         results_done = False
+        thinking_done = False
         for j, block in enumerate(content):
             kind = block.get("type") if isinstance(block, Mapping) else None
             at = f"{where}.content[{j}]"
+            if kind in ("thinking", "redacted_thinking"):
+                if role != "assistant":
+                    out.append(f"{at}: {kind} outside an assistant message")
+                if thinking_done:
+                    out.append(f"{at}: {kind} after other content of its message")
+                if "cache_control" in block:
+                    out.append(f"{at}: cache_control on a {kind} block")
+                payload = "signature" if kind == "thinking" else "data"
+                if not isinstance(block.get(payload), str) or not block.get(payload):
+                    out.append(f"{at}: {kind} without its {payload}")
+            else:
+                thinking_done = True
             if kind == "text" and not block.get("text"):
                 out.append(f"{at}: empty text")
             if kind == "tool_result":
@@ -111,6 +128,10 @@ def anthropic_violations(request: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def _is_reasoning(item: Any) -> bool:
+    return isinstance(item, Mapping) and item.get("type") == "reasoning"
+
+
 def responses_violations(items: Sequence[Any]) -> list[str]:
     out: list[str] = []
     seen: set[str] = set()
@@ -122,6 +143,23 @@ def responses_violations(items: Sequence[Any]) -> list[str]:
             out.append(f"{where}: not an object")
             continue
         kind = item.get("type")
+        if kind == "reasoning":
+            if not isinstance(item.get("id"), str) or not item.get("id"):
+                out.append(f"{where}: reasoning item without its id")
+            if not isinstance(item.get("summary"), list):
+                out.append(f"{where}: reasoning item without its summary list")
+            k = i + 1
+            while k < len(items) and _is_reasoning(items[k]):
+                k += 1
+            following = items[k] if k < len(items) else None
+            if not (
+                isinstance(following, Mapping)
+                and (following.get("type") == "function_call" or following.get("role") == "assistant")
+            ):
+                out.append(
+                    f"{where}: reasoning item without its following function call or assistant message"
+                )
+            continue
         if kind == "function_call":
             _check_id_and_name(item.get("call_id"), item.get("name"), seen, where, out)
             open_calls.append(str(item.get("call_id")))
