@@ -18,6 +18,7 @@ import os
 from pathlib import Path
 
 import pytest
+from rest_framework.throttling import ScopedRateThrottle
 
 from timeline_app.services.conversations import conversation_create, timeline_get_or_create
 
@@ -160,7 +161,10 @@ def _pinned() -> dict[str, list[str]]:
 
 
 @pytest.fixture
-def stored(owner):
+def stored(owner, monkeypatch):
+    # The answers pinned are the identifiers' (the compact throttle is tests/api/test_compact_throttle.py's):
+    # a count left by another test in the same minute must not turn a pinned answer into a 429.
+    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"compact": "100000/min"})
     for public_id in (CONV, LONG_CONV):
         conversation = conversation_create(tenant=owner.tenant, public_id=public_id)
         for name in (CONTEXT, LONG_CONTEXT):
