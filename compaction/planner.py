@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -245,6 +245,33 @@ def plan_at_cut(
     )
 
 
+def _candidate_cuts(index: WindowIndex, configured: int) -> Iterator[tuple[int, int]]:
+    """``(cut, keep_recent_tokens)`` to try, in order: the budget ``configured`` halving down to 0;
+    then every cut a budget in [0, configured] can produce, in the order of decreasing budget
+    (increasing walk index). Lazy: the caller stops at the first that fits."""
+    keep = configured
+    while True:
+        cut = index.cut_for_budget(keep)
+        if cut is not None:
+            yield cut, keep
+        if keep == 0:
+            break
+        keep //= 2
+    first_k = index.walk_index(configured)
+    positions = index.msg_pos
+    k0 = bisect_left(positions, first_k) if first_k is not None else 0
+    seen: set[int] = set()
+    suffix = index.msg_suffix
+    for k in range(k0, len(positions)):
+        if k + 1 < len(positions) and suffix[k + 1] == suffix[k]:
+            continue  # a zero-token message block: no budget stops the walk here
+        cut = index.cut_from_walk_index(positions[k])
+        if cut is None or cut in seen:
+            continue
+        seen.add(cut)
+        yield cut, min(configured, suffix[k])
+
+
 def plan_compaction(
     window: Sequence[Block],
     *,
@@ -271,36 +298,7 @@ def plan_compaction(
     configured = max(0, settings.effective_keep_recent_tokens)
 
     best: tuple[int, int, int] | None = None  # (estimate, cut, keep) with the smallest estimate
-    keep = configured
-    while True:
-        cut = index.cut_for_budget(keep)
-        if cut is not None:
-            estimate = _estimate(index, cut, system_tokens=system_tokens, settings=settings)
-            if estimate <= limit:
-                return _build_plan(
-                    index, cut, system_tokens=system_tokens, settings=settings, keep_recent_tokens=keep
-                )
-            if best is None or estimate < best[0]:
-                best = (estimate, cut, keep)
-        if keep == 0:
-            break
-        keep //= 2
-
-    # No halving step fits: look at every cut a budget in [0, configured] can produce, in the
-    # order of decreasing budget (increasing walk index), and take the first that fits.
-    first_k = index.walk_index(configured)
-    positions = index.msg_pos
-    k0 = bisect_left(positions, first_k) if first_k is not None else 0
-    seen: set[int] = set()
-    suffix = index.msg_suffix
-    for k in range(k0, len(positions)):
-        if k + 1 < len(positions) and suffix[k + 1] == suffix[k]:
-            continue  # a zero-token message block: no budget stops the walk here
-        cut = index.cut_from_walk_index(positions[k])
-        if cut is None or cut in seen:
-            continue
-        seen.add(cut)
-        keep = min(configured, suffix[k])
+    for cut, keep in _candidate_cuts(index, configured):
         estimate = _estimate(index, cut, system_tokens=system_tokens, settings=settings)
         if estimate <= limit:
             return _build_plan(

@@ -17,20 +17,26 @@ Step = httpx2.Response | Callable[[dict[str, Any]], httpx2.Response]
 
 
 def message(
-    text: str = "## Goals / requests\n- summary", *, input_tokens: int = 10, output_tokens: int = 5
+    text: str = "## Goals / requests\n- summary",
+    *,
+    input_tokens: int = 10,
+    output_tokens: int = 5,
+    usage: dict[str, int] | None = None,
+    model: str = "claude-test",
 ) -> httpx2.Response:
-    """A successful Messages API answer with one text block."""
+    """A successful Messages API answer with one text block (``usage``: the whole usage object,
+    cache fields too, instead of the two counts)."""
     return httpx2.Response(
         200,
         json={
             "id": "msg_1",
             "type": "message",
             "role": "assistant",
-            "model": "claude-test",
+            "model": model,
             "content": [{"type": "text", "text": text}],
             "stop_reason": "end_turn",
             "stop_sequence": None,
-            "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+            "usage": usage or {"input_tokens": input_tokens, "output_tokens": output_tokens},
         },
     )
 

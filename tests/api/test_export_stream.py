@@ -1,5 +1,5 @@
-"""Issue 20.4: the export (``GET …/timeline/``) streams. Its bytes are those the builder gave before
-streaming (kept here verbatim as the reference), it is one consistent snapshot, and import takes it."""
+"""Issue 20.4: the export (``GET …/timeline/``) streams. Its bytes are those of the whole payload
+built in memory and serialized at once, it is one consistent snapshot, and import takes it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 import time_machine
 from django.db import connection, connections
-from django.utils import timezone
 
 from tests.factories import add_turns
 from timeline_app import selectors
@@ -21,94 +20,17 @@ from timeline_app.domain.contributions import NewBlock
 from timeline_app.domain.times import iso_utc
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.services.blocks import blocks_append
-from timeline_app.services.export import KIND, VERSION
+from timeline_app.services.export import timeline_export
 
 C = "/api/v1/conversations"
 NOW = datetime(2031, 5, 6, 7, 8, 9, 123456, tzinfo=UTC)
 
 
-# ---- the builder as it was before the export streamed (timeline_app/services/export.py) ----
-
-
-def _block_payload(row: Block) -> dict[str, Any]:
-    return {
-        "seq": row.seq,
-        "id": row.client_id,
-        "type": row.type,
-        "author": row.author,
-        "turn_id": row.turn_id,
-        "ts": row.ts,
-        "mime": row.mime,
-        "text": row.text,
-        "base64": base64.b64encode(bytes(row.data)).decode() if row.data else "",
-        "path": row.path,
-        "meta": row.meta,
-        "hidden": row.hidden,
-        "replacement_text": row.replacement_text,
-        "hidden_reason": row.hidden_reason,
-    }
-
-
-def legacy_export(*, timeline: Timeline, window: str = "all") -> dict[str, Any]:
-    conversation = timeline.conversation
-    rows = Block.objects.filter(timeline=timeline).order_by("seq")
-    compactions = list(
-        Compaction.objects.filter(timeline=timeline, status=Compaction.Status.APPLIED)
-        .select_related("summary_block")
-        .order_by("id")
-    )
-    if window == "visible":
-        # In rendered order: the latest summary first, then the retained blocks.
-        order = [blk.seq for blk in selectors.visible_window(timeline=timeline)]
-        by_seq = {row.seq: row for row in rows.filter(seq__in=order)}
-        blocks = [_block_payload(by_seq[seq]) for seq in order]
-        compactions = compactions[-1:]
-    else:
-        blocks = [_block_payload(row) for row in rows.iterator(chunk_size=2000)]
-    turn_ids = list(dict.fromkeys(blk["turn_id"] for blk in blocks if blk["turn_id"]))
-    return {
-        "kind": KIND,
-        "version": VERSION,
-        "ts": iso_utc(timezone.now()),
-        "conversation_id": conversation.public_id,
-        "conversation_title": conversation.title,
-        "conversation_started_at": conversation.started_at.isoformat().replace("+00:00", "Z"),
-        "context": timeline.name,
-        "settings": conversation.settings,
-        "view_start_seq": timeline.view_start_seq,
-        "compaction_strategy": timeline.compaction_strategy,
-        "blocks": blocks,
-        "sources_pool": [
-            {"sid": s.sid, "url": s.url, "title": s.title, "text": s.text, "meta": s.meta}
-            for s in selectors.sources_pool(timeline=timeline)
-        ],
-        "turn_ids": turn_ids,
-        "compactions": [
-            {
-                "summary_seq": c.summary_block.seq if c.summary_block else None,
-                "first_retained_seq": c.first_retained_seq,
-                "covered_from_seq": c.covered_from_seq,
-                "covered_to_seq": c.covered_to_seq,
-                "covered_turn_ids": c.covered_turn_ids,
-                "split_turn_id": c.split_turn_id,
-                "trigger": c.trigger,
-                "before_tokens": c.before_tokens,
-                "after_tokens": c.after_tokens,
-                "compacted_tokens": c.compacted_tokens,
-                "summarizer": c.summarizer,
-                "model": c.model,
-            }
-            for c in compactions
-            if c.summary_block is not None
-        ],
-    }
-
-
-def legacy_body(timeline: Timeline, window: str = "all") -> bytes:
-    """What the view answered before: the whole payload through its serializer and the renderer."""
-    timeline = Timeline.objects.select_related("conversation").get(pk=timeline.pk)
+def whole_body(timeline: Timeline, window: str = "all") -> bytes:
+    """What the view answered before it streamed: the whole payload in memory
+    (``timeline_export``, the admin's download) through its serializer and the renderer."""
     return StableJSONRenderer().render(
-        TimelineExportOut(legacy_export(timeline=timeline, window=window)).data
+        TimelineExportOut(timeline_export(timeline=timeline, window=window)).data
     )
 
 
@@ -150,7 +72,7 @@ def test_the_streamed_export_is_byte_identical_to_the_whole_payload(owner, conve
             response = owner.get(f"{C}/c1/contexts/{context.name}/timeline/", window=window)
             assert response.status_code == 200 and response.streamed
             assert response["Content-Type"] == "application/json"
-            assert response.content == legacy_body(context, window)
+            assert response.content == whole_body(context, window)
     assert response.json()["ts"] == iso_utc(NOW)
 
 
@@ -171,7 +93,7 @@ def test_an_export_is_a_snapshot_of_the_moment_it_started(owner, conversation):
     timeline = Timeline.objects.get(conversation=conversation)
     add_turns(timeline, 3)
     with time_machine.travel(NOW, tick=False):
-        before = legacy_body(timeline)
+        before = whole_body(timeline)
         chunks = export_chunks(timeline=timeline, window="all")
         first = next(chunks)  # the head is read, the blocks not yet
 

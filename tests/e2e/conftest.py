@@ -10,7 +10,7 @@ import httpx
 import pytest
 from django.db import connection
 
-from tests.e2e.processes import ROOT, free_port, live_database_url
+from tests.e2e.processes import ROOT, free_port, live_database_url, stop
 
 
 @pytest.fixture
@@ -52,9 +52,5 @@ def server(transactional_db, tmp_path_factory) -> Iterator[str]:
             time.sleep(0.2)
         yield base
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop(process)
         log.close()

@@ -11,12 +11,23 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
+import pytest
+from django.conf import settings
 from django.db import connection
 
 from timeline_app.models import Compaction
 
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "")
+# The marks of a test that runs real workers or servers on Redis and PostgreSQL.
+NEEDS_REDIS_AND_POSTGRES = [
+    pytest.mark.e2e,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        not REDIS_URL or "postgresql" not in settings.DATABASES["default"]["ENGINE"],
+        reason="needs TEST_REDIS_URL and PostgreSQL (make test / scripts/test.sh)",
+    ),
+]
 
 
 def free_port() -> int:
@@ -64,6 +75,15 @@ def group_alive(pgid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Terminate ``process``; kill it if it has not exited 10 s later."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
 
 
 def kill_group(process: subprocess.Popen[bytes]) -> None:

@@ -26,7 +26,8 @@ ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
 # A laptop screen: what support staff have when a ticket comes in.
 NARROW = 1366
 
-pytestmark = [
+# The marks of every admin browser test.
+BROWSER_TESTS = [
     pytest.mark.e2e,
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(
@@ -34,6 +35,7 @@ pytestmark = [
         reason="needs Debian chromium and chromium-driver (make test installs them)",
     ),
 ]
+pytestmark = BROWSER_TESTS
 
 
 @pytest.fixture

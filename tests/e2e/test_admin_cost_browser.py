@@ -7,25 +7,16 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from decimal import Decimal
-from pathlib import Path
 
-import pytest
 from django.contrib.auth.models import Group, User
 from selenium.webdriver.common.by import By
 
 from tests.admin.builders import compacted_conversation, reported_usage
-from tests.e2e.test_admin_browser import CHROMEDRIVER, CHROMIUM, NARROW, browser, screenshot  # noqa: F401
+from tests.e2e.test_admin_browser import BROWSER_TESTS, NARROW, browser, screenshot  # noqa: F401
 from timeline_app import roles
 from timeline_app.models import RenderUsage, Tenant
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()),
-        reason="needs Debian chromium and chromium-driver (make test installs them)",
-    ),
-]
+pytestmark = BROWSER_TESTS
 
 
 def test_support_reads_the_cost_panel_and_follows_a_miss(live_server, browser):  # noqa: F811

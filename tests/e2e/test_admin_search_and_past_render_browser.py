@@ -6,28 +6,18 @@ history — renders before and after a manual hide, a TTL prune and a compaction
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
 from django.contrib.auth.models import Group, User
 from selenium.webdriver.common.by import By
 
 from tests.admin.test_past_render import _history
-from tests.e2e.test_admin_browser import CHROMEDRIVER, CHROMIUM, browser, screenshot
+from tests.e2e.test_admin_browser import BROWSER_TESTS, browser, screenshot
 from tests.fixtures.two_tenants import WORD
 from timeline_app import roles
 from timeline_app.models import RenderRecord, Tenant
 
 __all__ = ["browser"]  # the fixture, shared with test_admin_browser
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()),
-        reason="needs Debian chromium and chromium-driver (make test installs them)",
-    ),
-]
+pytestmark = BROWSER_TESTS
 
 
 def _login(browser, live_server, username: str, password: str) -> None:

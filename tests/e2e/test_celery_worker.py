@@ -21,7 +21,14 @@ from django.conf import settings
 from django.test import override_settings
 
 from config.celery import app
-from tests.e2e.processes import REDIS_URL, free_port, live_database_url, wait_for, wait_for_applied_compaction
+from tests.e2e.processes import (
+    NEEDS_REDIS_AND_POSTGRES,
+    REDIS_URL,
+    free_port,
+    live_database_url,
+    wait_for,
+    wait_for_applied_compaction,
+)
 from tests.factories import SMALL, fill_to
 from timeline_app.domain import blocks as b
 from timeline_app.models import Block, Compaction, Timeline
@@ -29,14 +36,7 @@ from timeline_app.models import Block, Compaction, Timeline
 BASE_DIR = Path(settings.BASE_DIR)
 SLOW = "tests.services.compaction.summarizers.SlowSummarizer"
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        not REDIS_URL or "postgresql" not in settings.DATABASES["default"]["ENGINE"],
-        reason="needs TEST_REDIS_URL and PostgreSQL (make test / scripts/test.sh)",
-    ),
-]
+pytestmark = NEEDS_REDIS_AND_POSTGRES
 
 
 class Worker:

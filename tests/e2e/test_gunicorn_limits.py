@@ -18,7 +18,7 @@ from urllib.parse import quote
 import pytest
 from django.conf import settings
 
-from tests.e2e.processes import ROOT, free_port, live_database_url
+from tests.e2e.processes import ROOT, free_port, live_database_url, stop
 
 CONFIG = ROOT / "config" / "gunicorn.py"
 LIMITS = ("GUNICORN_LIMIT_REQUEST_LINE", "GUNICORN_LIMIT_REQUEST_FIELDS", "GUNICORN_LIMIT_REQUEST_FIELD_SIZE")
@@ -100,11 +100,7 @@ def gunicorn(transactional_db, tmp_path: Path) -> Iterator[int]:
                 time.sleep(0.2)
         yield port
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop(process)
         log.close()
 
 

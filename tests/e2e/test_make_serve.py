@@ -15,10 +15,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from django.conf import settings
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.e2e.processes import (
+    NEEDS_REDIS_AND_POSTGRES,
     REDIS_URL,
     ROOT,
     free_port,
@@ -32,14 +32,7 @@ from tests.factories import SMALL, fill_to
 from timeline_app.models import Timeline
 from timeline_app.services.api_keys import api_key_create
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        not REDIS_URL or "postgresql" not in settings.DATABASES["default"]["ENGINE"],
-        reason="needs TEST_REDIS_URL and PostgreSQL (make test / scripts/test.sh)",
-    ),
-]
+pytestmark = NEEDS_REDIS_AND_POSTGRES
 HTTPS = {"X-Forwarded-Proto": "https"}  # what the TLS proxy in front of gunicorn adds
 
 

@@ -43,6 +43,13 @@ def _stream(turns: int = 4) -> Stream:
     return s
 
 
+def _expired(blocks, *, keep_recent_turns: int):
+    """The decision for ``blocks`` whose cache has expired, keeping that many recent turns."""
+    return plan_ttl_pruning(
+        blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(ttl_keep_recent_turns=keep_recent_turns)
+    )
+
+
 def test_disabled_when_ttl_is_zero() -> None:
     decision = plan_ttl_pruning(
         _stream().blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(cache_ttl_seconds=0)
@@ -91,13 +98,9 @@ def test_keep_recent_turns_follows_first_appearance_order() -> None:
     settings = RenderSettings(ttl_keep_recent_turns=1)
     decision = plan_ttl_pruning(s.blocks, now=NOW, last_touch=EXPIRED, settings=settings)
     assert {b.turn_id for b in s.blocks if b.seq in {h.seq for h in decision.hides}} == {"t0", "t1"}
-    keep_all = plan_ttl_pruning(
-        s.blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(ttl_keep_recent_turns=6)
-    )
+    keep_all = _expired(s.blocks, keep_recent_turns=6)
     assert keep_all.status == "no_effect" and keep_all.hides == ()
-    keep_none = plan_ttl_pruning(
-        s.blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(ttl_keep_recent_turns=0)
-    )
+    keep_none = _expired(s.blocks, keep_recent_turns=0)
     assert len(keep_none.hides) == 6
 
 
@@ -112,9 +115,7 @@ def test_bulky_blocks_are_pruned_but_structural_blocks_never() -> None:
     s.add(ASSISTANT_COMPLETION, "t0", tokens=5_000, text="huge answer", path="ar:t0.assistant.completion")
     s.add(SUMMARY, "t0", tokens=5_000, text="huge summary", path="su:t0.conv.range.summary")
     s.turn("t1")
-    decision = plan_ttl_pruning(
-        s.blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(ttl_keep_recent_turns=1)
-    )
+    decision = _expired(s.blocks, keep_recent_turns=1)
     hidden_seqs = {h.seq for h in decision.hides}
     assert hidden_seqs == {3, big_notes.seq}
     assert small_notes.seq not in hidden_seqs
@@ -137,9 +138,7 @@ def test_already_hidden_blocks_are_not_hidden_again_and_no_effect() -> None:
 
 def test_replacement_tokens_count_the_hidden_rendering() -> None:
     s = _stream(3)
-    decision = plan_ttl_pruning(
-        s.blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(ttl_keep_recent_turns=1)
-    )
+    decision = _expired(s.blocks, keep_recent_turns=1)
     pruned = {b.seq: b for b in apply_hides(s.blocks, decision.hides)}
     for hide in decision.hides:
         block = pruned[hide.seq]
@@ -153,9 +152,7 @@ def test_long_first_line_hint_is_cut_to_80_chars() -> None:
     s.header("t0")
     s.add(TOOL_RESULT, "t0", text="x" * 500 + "\nsecond", path="tc:t0.tc_1.result")
     s.turn("t1")
-    decision = plan_ttl_pruning(
-        s.blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(ttl_keep_recent_turns=1)
-    )
+    decision = _expired(s.blocks, keep_recent_turns=1)
     (hide,) = decision.hides
     hint = hide.replacement_text.split(" — ", 1)[1].removesuffix(" (read it back by path)")
     assert len(hint) <= 80 and "second" not in hint
@@ -172,14 +169,10 @@ def test_recent_turns_are_the_last_to_appear_not_the_highest_ids() -> None:
     s = Stream()
     for turn_id in ("turn_z", "turn_a", "turn_m"):
         s.turn(turn_id, calls=1)
-    decision = plan_ttl_pruning(
-        s.blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(ttl_keep_recent_turns=1)
-    )
+    decision = _expired(s.blocks, keep_recent_turns=1)
     assert decision.status == "pruned"
     assert _turn_ids_hidden(s, decision) == ["turn_a", "turn_z"]
-    two = plan_ttl_pruning(
-        s.blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(ttl_keep_recent_turns=2)
-    )
+    two = _expired(s.blocks, keep_recent_turns=2)
     assert _turn_ids_hidden(s, two) == ["turn_z"]
 
 
@@ -187,9 +180,7 @@ def test_numeric_turn_ids_are_not_ordered_as_strings_or_numbers() -> None:
     s = Stream()
     for turn_id in ("turn_10", "turn_9", "turn_2"):
         s.turn(turn_id, calls=1)
-    decision = plan_ttl_pruning(
-        s.blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(ttl_keep_recent_turns=1)
-    )
+    decision = _expired(s.blocks, keep_recent_turns=1)
     assert _turn_ids_hidden(s, decision) == ["turn_10", "turn_9"]
 
 
@@ -201,9 +192,7 @@ def test_bulky_boundary_is_more_than_one_thousand_tokens(tokens: int, pruned: bo
     notes = s.add(NOTES, "t0", text="notes", tokens=tokens, path="ar:t0.react.notes.tc_1")
     s.turn("t1")
     assert is_prunable(notes) is pruned
-    decision = plan_ttl_pruning(
-        s.blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(ttl_keep_recent_turns=1)
-    )
+    decision = _expired(s.blocks, keep_recent_turns=1)
     assert [h.seq for h in decision.hides] == ([notes.seq] if pruned else [])
 
 
@@ -259,9 +248,7 @@ def test_keeping_zero_recent_turns_prunes_every_turn() -> None:
     s = Stream()
     s.turn("turn_1", calls=1)
     s.turn("turn_2", calls=1)
-    decision = plan_ttl_pruning(
-        s.blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(ttl_keep_recent_turns=0)
-    )
+    decision = _expired(s.blocks, keep_recent_turns=0)
     assert _turn_ids_hidden(s, decision) == ["turn_1", "turn_2"]
 
 
@@ -275,18 +262,14 @@ def _one_pruned_result(**kw) -> tuple[Stream, Block]:
 
 def test_pruning_takes_the_replacement_tokens_stored_with_the_block() -> None:
     s, _ = _one_pruned_result(replacement_tokens=777)
-    decision = plan_ttl_pruning(
-        s.blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(ttl_keep_recent_turns=1)
-    )
+    decision = _expired(s.blocks, keep_recent_turns=1)
     (hide,) = decision.hides
     assert hide.replacement_tokens == 777
 
 
 def test_pruning_counts_the_replacement_tokens_when_none_are_stored() -> None:
     s, result = _one_pruned_result()
-    (hide,) = plan_ttl_pruning(
-        s.blocks, now=NOW, last_touch=EXPIRED, settings=RenderSettings(ttl_keep_recent_turns=1)
-    ).hides
+    (hide,) = _expired(s.blocks, keep_recent_turns=1).hides
     expected = hidden_tokens(result, replacement_text_for(result))
     assert expected > 0 and hide.replacement_tokens == expected
     assert ttl_replacement_tokens(result) == expected

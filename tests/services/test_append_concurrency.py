@@ -2,13 +2,15 @@
 
 import threading
 
-import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
+from tests.services.races import RACES_ON_ROW_LOCKS
 from timeline_app.models import Block, Timeline
 from timeline_app.services.api_keys import api_key_create
 from timeline_app.services.conversations import conversation_create
+
+pytestmark = RACES_ON_ROW_LOCKS
 
 WRITERS = 16
 PER_WRITER = 200
@@ -50,10 +52,6 @@ def run_writers(raw_key: str, *, expected: int = 201) -> list[str]:
     return errors
 
 
-@pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="needs row locks; make test runs it on PostgreSQL"
-)
-@pytest.mark.django_db(transaction=True)
 def test_concurrent_writers_lose_and_duplicate_nothing_and_replays_add_nothing():
     key, raw = api_key_create(tenant_name="conc")
     conversation_create(tenant=key.tenant, public_id="conc")

@@ -3,13 +3,15 @@ threads send the same id with the same content at once: all succeed, one row, on
 
 import threading
 
-import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
+from tests.services.races import RACES_ON_ROW_LOCKS
 from timeline_app.models import Block
 from timeline_app.services.api_keys import api_key_create
 from timeline_app.services.conversations import conversation_create
+
+pytestmark = RACES_ON_ROW_LOCKS
 
 SENDERS = 8
 URL = "/api/v1/conversations/retry/blocks/"
@@ -32,10 +34,6 @@ def send(raw_key: str, barrier: threading.Barrier, results: list[tuple[int, obje
         connection.close()
 
 
-@pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="needs row locks; make test runs it on PostgreSQL"
-)
-@pytest.mark.django_db(transaction=True)
 def test_concurrent_retries_of_one_block_id_all_succeed_with_one_row_and_one_seq():
     key, raw = api_key_create(tenant_name="retry")
     conversation_create(tenant=key.tenant, public_id="retry")

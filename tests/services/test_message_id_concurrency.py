@@ -3,13 +3,15 @@ rest 409, one row stored, and the stored message is the one that got the 201."""
 
 import threading
 
-import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
+from tests.services.races import RACES_ON_ROW_LOCKS
 from timeline_app.models import Block
 from timeline_app.services.api_keys import api_key_create
 from timeline_app.services.conversations import conversation_create
+
+pytestmark = RACES_ON_ROW_LOCKS
 
 SENDERS = 8
 URL = "/api/v1/conversations/race/contexts/work/messages/"
@@ -27,10 +29,6 @@ def send(raw_key: str, n: int, barrier: threading.Barrier, results: list[tuple[i
         connection.close()
 
 
-@pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="needs row locks; make test runs it on PostgreSQL"
-)
-@pytest.mark.django_db(transaction=True)
 def test_concurrent_sends_of_one_message_id_with_different_content_store_one_and_409_the_rest():
     key, raw = api_key_create(tenant_name="race")
     conversation_create(tenant=key.tenant, public_id="race")

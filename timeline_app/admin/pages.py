@@ -30,7 +30,7 @@ from timeline_app.admin import cost, display, operations, page_selectors, presen
 from timeline_app.admin import selectors as admin_selectors
 from timeline_app.admin.presenters import HISTORY_RENDERS
 from timeline_app.domain.blocks import Block as BlockValue
-from timeline_app.domain.messages import CONTEXT_NAME_PATTERN
+from timeline_app.domain.identifiers import CONTEXT_NAME_PATTERN
 from timeline_app.domain.settings import RenderSettings, SettingsError, resolve_settings
 from timeline_app.models import Conversation, Timeline
 from timeline_app.rendering import replay, window_shape

@@ -14,12 +14,12 @@ from timeline_app.api.base import TenantView, validated_query
 from timeline_app.api.fields import StrictCharField
 from timeline_app.api.schema import ApiSchema, operation
 from timeline_app.api.timelines import next_url
+from timeline_app.domain.identifiers import COMPACTION_ID_PATTERN
 from timeline_app.errors import NotFound
 from timeline_app.models import Compaction, Timeline
 from timeline_app.selectors.listing import compaction_get, compactions_page
 
 MAIN = Timeline.DEFAULT_NAME
-COMPACTION_ID_REGEX = r"^cmp_[0-9a-f]{16}$"
 MAX_PAGE = 200
 NULLABLE_STRING = {"type": "string", "nullable": True}
 
@@ -34,7 +34,7 @@ COMPACTION_PARAM = OpenApiParameter(
     "compaction",
     str,
     OpenApiParameter.PATH,
-    pattern=COMPACTION_ID_REGEX,
+    pattern=COMPACTION_ID_PATTERN.pattern,
     description="A compaction's id (`cmp_…`), as the 202 of `compact` or the list gave it.",
 )
 
@@ -86,7 +86,7 @@ class CompactionsPageOut(serializers.Serializer[Any]):
 class CompactionsQueryIn(serializers.Serializer[Any]):
     cursor = StrictCharField(
         required=False,
-        regex=COMPACTION_ID_REGEX,
+        regex=COMPACTION_ID_PATTERN.pattern,
         help_text="`cursor` of the previous page's `next`: the id of the last compaction it showed",
     )
     limit = serializers.IntegerField(required=False, min_value=1, max_value=MAX_PAGE, default=50)

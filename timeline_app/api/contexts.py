@@ -22,16 +22,17 @@ from timeline_app.api.base import TenantView, validated_body, validated_query
 from timeline_app.api.fields import StrategyField, StrictCharField, StrictSerializer
 from timeline_app.api.openai_schema import MESSAGE_SCHEMA, STORED_MESSAGE_SCHEMA
 from timeline_app.api.schema import operation
+from timeline_app.domain import identifiers
 from timeline_app.domain import messages as msg
 from timeline_app.models import Timeline
 from timeline_app.services import contexts as context_services
 from timeline_app.services import messages as message_services
 
 MAIN = Timeline.DEFAULT_NAME
-NAME_REGEX = msg.CONTEXT_NAME_PATTERN.pattern
-LABEL_REGEX = msg.LABEL_PATTERN.pattern
+NAME_REGEX = identifiers.CONTEXT_NAME_PATTERN.pattern
+LABEL_REGEX = identifiers.LABEL_PATTERN.pattern
 # A `labels` value: context names separated by commas, blanks around them ignored.
-LABELS_REGEX = r"^\s*([a-z][a-z0-9_]{0,63})?\s*(,\s*([a-z][a-z0-9_]{0,63})?\s*)*$"
+LABELS_REGEX = rf"^\s*({identifiers.CONTEXT_NAME})?\s*(,\s*({identifiers.CONTEXT_NAME})?\s*)*$"
 
 # ---------------------------------------------------------------- serializers
 

@@ -28,6 +28,7 @@ from timeline_app.api.fields import (
     StrictCharField,
     StrictIntegerField,
     StrictSerializer,
+    blocks_cap_check,
 )
 from timeline_app.api.render_serializers import CompactionFiguresOut
 from timeline_app.api.renderers import StableJSONRenderer
@@ -106,11 +107,7 @@ class TimelineImportIn(StrictSerializer):
     compactions = ImportCompactionIn.many_init(required=False, default=list, max_length=10_000)
 
     def to_internal_value(self, data: Any) -> Any:
-        # The cap is checked before any block is validated: an oversized import costs nothing.
-        blocks = data.get("blocks") if isinstance(data, dict) else None
-        limit = settings.TIMELINE_MAX_IMPORT_BLOCKS
-        if isinstance(blocks, list) and len(blocks) > limit:
-            raise serializers.ValidationError({"blocks": [f"at most {limit} blocks per import"]})
+        blocks_cap_check(data, limit=settings.TIMELINE_MAX_IMPORT_BLOCKS, per="import")
         return super().to_internal_value(data)
 
 

@@ -251,3 +251,11 @@ class StrictSerializer(serializers.Serializer[Any]):
             if unknown:
                 raise serializers.ValidationError({name: ["unknown field"] for name in unknown})
         return super().to_internal_value(data)
+
+
+def blocks_cap_check(data: Any, *, limit: int, per: str) -> None:
+    """Refuse a body with more than ``limit`` ``blocks`` before any block is validated (an
+    oversized body costs nothing); the limit is read at request time."""
+    blocks = data.get("blocks") if isinstance(data, dict) else None
+    if isinstance(blocks, list) and len(blocks) > limit:
+        raise serializers.ValidationError({"blocks": [f"at most {limit} blocks per {per}"]})

@@ -22,10 +22,11 @@ from rest_framework import serializers
 
 from compaction import strategies
 from timeline_app.api.fields import PYTHON_WHITESPACE, StrictSerializer
+from timeline_app.domain import identifiers
 from timeline_app.selectors.contexts import custom_strategies
 
-CONV_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
-CONTEXT_PATTERN = r"^[a-z][a-z0-9_]{0,63}$"
+CONV_PATTERN = identifiers.CONVERSATION_ID_PATTERN.pattern
+CONTEXT_PATTERN = identifiers.CONTEXT_NAME_PATTERN.pattern
 
 
 class ErrorBodyOut(serializers.Serializer[Any]):

@@ -21,6 +21,7 @@ from timeline_app.api.fields import (
     OptionalBlockPathField,
     StrictCharField,
     StrictSerializer,
+    blocks_cap_check,
 )
 from timeline_app.selectors.blocks import block_is_compacted
 
@@ -53,11 +54,7 @@ class BlocksIn(StrictSerializer):
     blocks = BlockIn.many_init(allow_empty=False, max_length=settings.TIMELINE_MAX_BLOCKS_PER_REQUEST)
 
     def to_internal_value(self, data: Any) -> Any:
-        # Counted before the blocks are validated one by one; the limit is read at request time.
-        blocks = data.get("blocks") if isinstance(data, dict) else None
-        limit = settings.TIMELINE_MAX_BLOCKS_PER_REQUEST
-        if isinstance(blocks, list) and len(blocks) > limit:
-            raise serializers.ValidationError({"blocks": [f"at most {limit} blocks per request"]})
+        blocks_cap_check(data, limit=settings.TIMELINE_MAX_BLOCKS_PER_REQUEST, per="request")
         return super().to_internal_value(data)
 
 

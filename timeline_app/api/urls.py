@@ -1,9 +1,30 @@
-from django.urls import include, path, re_path
+from django.urls import include, path, register_converter
 
 from timeline_app.api import compactions, contexts, conversations, exports, render, timelines, usage
+from timeline_app.domain import identifiers
 
-CONV = r"(?P<conv>[A-Za-z0-9][A-Za-z0-9_.\-]{0,63})"
-CONTEXT = r"(?P<context>[a-z][a-z0-9_]{0,63})"
+
+class IdentifierConverter:
+    """A path converter for one public identifier: its regex from ``domain.identifiers``, the
+    value kept as the string it is."""
+
+    regex: str
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+def _converter(name: str, regex: str) -> None:
+    register_converter(type(f"{name.title()}Converter", (IdentifierConverter,), {"regex": regex}), name)
+
+
+_converter("conv", identifiers.CONVERSATION_ID)
+_converter("context", identifiers.CONTEXT_NAME)
+_converter("compaction", identifiers.COMPACTION_ID)
+_converter("render", identifiers.RENDER_ID)
 
 # Sub-paths shared by the main context and every named context.
 timeline_patterns = [
@@ -12,7 +33,7 @@ timeline_patterns = [
     path("render/", render.RenderView.as_view()),
     path("compact/", render.CompactView.as_view()),
     path("compactions/", compactions.CompactionListView.as_view()),
-    re_path(r"^compactions/(?P<compaction>cmp_[0-9a-f]{16})/$", compactions.CompactionDetailView.as_view()),
+    path("compactions/<compaction:compaction>/", compactions.CompactionDetailView.as_view()),
     path("hide/", timelines.HideView.as_view()),
     path("unhide/", timelines.UnhideView.as_view()),
     path("search/", timelines.SearchView.as_view()),
@@ -20,7 +41,7 @@ timeline_patterns = [
     path("timeline/", exports.TimelineExportView.as_view()),
     path("messages/", contexts.MessagesView.as_view()),
     path("messages/pop/", contexts.MessagePopView.as_view()),
-    re_path(r"^renders/(?P<render_id>rnd_[A-Za-z0-9_\-]{1,28})/usage/$", usage.UsageReportView.as_view()),
+    path("renders/<render:render_id>/usage/", usage.UsageReportView.as_view()),
     path("usage/", usage.ConversationUsageView.as_view()),
 ]
 
@@ -28,20 +49,18 @@ urlpatterns = [
     path("conversations/", conversations.ConversationListView.as_view(), name="conversation-list"),
     path("usage/", usage.TenantUsageView.as_view(), name="usage-list"),
     path("conversations/import/", exports.TimelineImportView.as_view(), name="conversation-import"),
-    re_path(
-        rf"^conversations/{CONV}/$",
+    path(
+        "conversations/<conv:conv>/",
         conversations.ConversationDetailView.as_view(),
         name="conversation-detail",
     ),
-    re_path(rf"^conversations/{CONV}/contexts/$", contexts.ContextListView.as_view(), name="context-list"),
-    re_path(
-        rf"^conversations/{CONV}/contexts/{CONTEXT}/$",
+    path("conversations/<conv:conv>/contexts/", contexts.ContextListView.as_view(), name="context-list"),
+    path(
+        "conversations/<conv:conv>/contexts/<context:context>/",
         contexts.ContextDetailView.as_view(),
         name="context-detail",
     ),
-    re_path(
-        rf"^conversations/{CONV}/full-context/$", contexts.FullContextView.as_view(), name="full-context"
-    ),
-    re_path(rf"^conversations/{CONV}/contexts/{CONTEXT}/", include(timeline_patterns)),
-    re_path(rf"^conversations/{CONV}/", include(timeline_patterns)),
+    path("conversations/<conv:conv>/full-context/", contexts.FullContextView.as_view(), name="full-context"),
+    path("conversations/<conv:conv>/contexts/<context:context>/", include(timeline_patterns)),
+    path("conversations/<conv:conv>/", include(timeline_patterns)),
 ]

@@ -57,12 +57,16 @@ class ForecastTokensOut(serializers.Serializer[Any]):
     uncached_input = serializers.IntegerField(source="forecast_uncached_tokens")
 
 
-class UsageOut(serializers.Serializer[Any]):
-    """From a ``RenderUsage``."""
-
+# Which render a usage row is about (a comment, not a docstring: the schema would show it).
+class RenderRefOut(serializers.Serializer[Any]):
     render_id = serializers.CharField(source="render_public_id")
     context_name = serializers.CharField(source="timeline.name", help_text="the context rendered")
     rendered_at = serializers.DateTimeField()
+
+
+class UsageOut(RenderRefOut):
+    """From a ``RenderUsage``."""
+
     reported_at = serializers.DateTimeField()
     provider = serializers.CharField()
     model = serializers.CharField()
@@ -118,10 +122,7 @@ class UsageTotalsOut(serializers.Serializer[Any]):
     pruned_tokens = serializers.IntegerField()
 
 
-class MissOut(serializers.Serializer[Any]):
-    render_id = serializers.CharField(source="render_public_id")
-    context_name = serializers.CharField(source="timeline.name", help_text="the context rendered")
-    rendered_at = serializers.DateTimeField()
+class MissOut(RenderRefOut):
     forecast_read_tokens = serializers.IntegerField()
     cache_read_tokens = serializers.IntegerField()
     cache_miss_reason = serializers.CharField()

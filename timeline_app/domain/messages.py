@@ -47,8 +47,6 @@ CLIENT_ID_PREFIX = "msg:"
 POPPED_REASON = "popped"
 """``hidden_reason`` of a popped message's block: out of every view, still stored."""
 MESSAGE_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:\-]{0,119}$")
-CONTEXT_NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
-LABEL_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,55}$")
 ADDED_FIELDS = ("timestamp", "message_id")
 MAX_NAME_CHARS = 256
 MAX_ID_CHARS = 512

@@ -26,7 +26,8 @@ from timeline_app.domain.blocks import window_summary_seq
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.models import Compaction, Timeline
 from timeline_app.selectors.contexts import effective_strategy
-from timeline_app.services.compaction import CompactionOutcome, compaction_run
+from timeline_app.services.compaction import compaction_run
+from timeline_app.services.compaction_apply import CompactionOutcome
 
 logger = logging.getLogger(__name__)
 

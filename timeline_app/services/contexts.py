@@ -11,13 +11,8 @@ from django.db.models import F
 
 from compaction import strategies
 from timeline_app import selectors
-from timeline_app.domain.messages import (
-    CONTEXT_NAME_PATTERN,
-    LABEL_PATTERN,
-    NewMessage,
-    message_block,
-    next_context_name,
-)
+from timeline_app.domain.identifiers import CONTEXT_NAME_PATTERN, LABEL_PATTERN
+from timeline_app.domain.messages import NewMessage, message_block, next_context_name
 from timeline_app.errors import Conflict, InvalidInput
 from timeline_app.models import Conversation, Timeline
 from timeline_app.services.blocks import blocks_append

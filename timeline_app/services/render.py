@@ -37,7 +37,8 @@ from timeline_app.rendering.ttl import TtlDecision, apply_hides, plan_ttl_prunin
 from timeline_app.selectors.contexts import strategy_window
 from timeline_app.selectors.settings import timeline_settings_resolved
 from timeline_app.services.background import compaction_nudge
-from timeline_app.services.compaction import CompactionOutcome, compaction_run
+from timeline_app.services.compaction import compaction_run
+from timeline_app.services.compaction_apply import CompactionOutcome
 from timeline_app.services.hiding import hides_store
 from timeline_app.services.render_history import render_record
 from timeline_app.services.summarizers import draft_summary, fallback_summarizer

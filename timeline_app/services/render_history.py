@@ -14,8 +14,8 @@ from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.errors import ConversationErased
 from timeline_app.models import RenderRecord, Timeline
 from timeline_app.rendering.pipeline import Rendered
-from timeline_app.rendering.prefix import CacheReport, Prefix
-from timeline_app.rendering.window_shape import WindowShape, window_shape
+from timeline_app.rendering.prefix import CacheReport
+from timeline_app.rendering.window_shape import window_shape
 from timeline_app.services.usage import RenderForecast
 
 
@@ -49,25 +49,46 @@ def render_record(
     window's shape (``window_shape.window_shape``), not its blocks. ``forecast`` and the rest are the
     usage forecast's and the cache-reading compaction's (``services/usage.py``)."""
     prefix = rendered.prefix
+    fingerprint = prefix.fingerprint()
     shape = window_shape(window)  # before the lock: O(window) in Python
     with transaction.atomic():
         if Timeline.objects.select_for_update().filter(pk=timeline.pk).values_list("pk").first() is None:
             raise ConversationErased("the conversation was erased", details={"conversation": "erased"})
-        record = _insert(
+        record = RenderRecord.objects.create(
             timeline=timeline,
-            now=now,
-            rendered=rendered,
-            report=report,
-            settings_key=settings_key,
-            summary_seq=summary_seq,
+            rendered_at=now,
+            reason=report.reason,
+            previous_render_at=report.previous_render_at,
+            reused_prefix_tokens=report.reused_prefix_tokens,
+            first_changed_index=report.first_changed_index,
+            first_changed_path=report.first_changed_path or "",
+            system_tokens=rendered.tokens["system"],
+            visible_tokens=rendered.tokens["visible"],
+            tail_tokens=rendered.tokens["tail"],
+            total_tokens=rendered.tokens["total"],
+            prefix_tokens=prefix.total_tokens,
+            cache_points=list(rendered.cache_points),
             pruning_status=pruning_status,
-            shape=shape,
+            hidden_count=shape.hidden_count,
             compaction_id=compaction_id,
-            inputs=inputs,
-            prefix=prefix,
-            forecast=forecast,
+            summary_seq=summary_seq,
+            settings_key=settings_key,
+            segment_count=fingerprint.count,
+            segment_stride=fingerprint.stride,
+            segment_digests=fingerprint.digests,
+            segment_seqs=fingerprint.seq_digests,
+            segment_seed=fingerprint.seed,
+            window_first_seq=shape.first_seq,
+            window_last_seq=shape.last_seq,
+            window_skipped_seqs=shape.skipped_seqs,
+            hidden_seqs=shape.hidden_seqs,
+            render_inputs=inputs,
+            public_id=RenderRecord.new_public_id(),
+            usage_forecast=forecast.as_dict() if forecast is not None else {},
+            cache_head=forecast.cache_head if forecast is not None else "",
+            cache_touched=forecast.cache_touched if forecast is not None else [],
             pruned_tokens=pruned_tokens,
-            format_name=format_name,
+            format=format_name,
             model=model,
             system_text=system_text,
         )
@@ -83,66 +104,6 @@ def timeline_history_trim(*, timeline: Timeline, keep: int) -> int:
     cutoff = rows.order_by("-id").values("id")[keep - 1 : keep]
     deleted, _ = rows.filter(id__lt=Subquery(cutoff)).delete()
     return deleted
-
-
-def _insert(
-    *,
-    timeline: Timeline,
-    now: datetime,
-    rendered: Rendered,
-    report: CacheReport,
-    settings_key: str,
-    summary_seq: int | None,
-    pruning_status: str,
-    shape: WindowShape,
-    compaction_id: int | None,
-    inputs: dict[str, Any],
-    prefix: Prefix,
-    forecast: RenderForecast | None,
-    pruned_tokens: int,
-    format_name: str,
-    model: str,
-    system_text: str,
-) -> RenderRecord:
-    fingerprint = prefix.fingerprint()
-    return RenderRecord.objects.create(
-        timeline=timeline,
-        rendered_at=now,
-        reason=report.reason,
-        previous_render_at=report.previous_render_at,
-        reused_prefix_tokens=report.reused_prefix_tokens,
-        first_changed_index=report.first_changed_index,
-        first_changed_path=report.first_changed_path or "",
-        system_tokens=rendered.tokens["system"],
-        visible_tokens=rendered.tokens["visible"],
-        tail_tokens=rendered.tokens["tail"],
-        total_tokens=rendered.tokens["total"],
-        prefix_tokens=prefix.total_tokens,
-        cache_points=list(rendered.cache_points),
-        pruning_status=pruning_status,
-        hidden_count=shape.hidden_count,
-        compaction_id=compaction_id,
-        summary_seq=summary_seq,
-        settings_key=settings_key,
-        segment_count=fingerprint.count,
-        segment_stride=fingerprint.stride,
-        segment_digests=fingerprint.digests,
-        segment_seqs=fingerprint.seq_digests,
-        segment_seed=fingerprint.seed,
-        window_first_seq=shape.first_seq,
-        window_last_seq=shape.last_seq,
-        window_skipped_seqs=shape.skipped_seqs,
-        hidden_seqs=shape.hidden_seqs,
-        render_inputs=inputs,
-        public_id=RenderRecord.new_public_id(),
-        usage_forecast=forecast.as_dict() if forecast is not None else {},
-        cache_head=forecast.cache_head if forecast is not None else "",
-        cache_touched=forecast.cache_touched if forecast is not None else [],
-        pruned_tokens=pruned_tokens,
-        format=format_name,
-        model=model,
-        system_text=system_text,
-    )
 
 
 def render_history_trim(*, now: datetime, keep: int, days: float) -> int:

@@ -1,4 +1,5 @@
-"""Compaction-shell helpers: a small-budget timeline, and threads with their own connection.
+"""Compaction-shell helpers: a small-budget timeline, a planted background compaction, and threads
+with their own connection.
 
 Turns and ``fill_to`` come from ``tests/factories.py``."""
 
@@ -11,9 +12,10 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.db import connection
+from django.utils import timezone
 
 from tests.factories import SMALL, TimelineFactory
-from timeline_app.models import Conversation, Timeline
+from timeline_app.models import Compaction, Conversation, Timeline
 
 # Threads that read while another thread's transaction writes: SQLite's in-memory test database
 # (shared cache) answers "database table is locked" instead of waiting, so these run on PostgreSQL.
@@ -31,6 +33,20 @@ def make_timeline(
         conversation__tenant__name=tenant,
         conversation__public_id=public_id,
         conversation__settings=SMALL if settings is None else settings,
+    )
+
+
+def background_compaction(
+    timeline: Timeline, *, status: str = "running", before_tokens: int = 0
+) -> Compaction:
+    """A background compaction of ``timeline`` started now, in ``status`` (``before_tokens``: the
+    size it saw, what a rejected one is compared with)."""
+    return Compaction.objects.create(
+        timeline=timeline,
+        trigger="background",
+        status=status,
+        before_tokens=before_tokens,
+        started_at=timezone.now(),
     )
 
 

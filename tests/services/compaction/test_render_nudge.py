@@ -10,7 +10,6 @@ import pytest
 import time_machine
 from celery import current_app
 from django.core.cache import cache
-from django.utils import timezone
 
 from tests.api.outages import UNREACHABLE_REDIS
 from tests.factories import fill_to
@@ -22,7 +21,7 @@ from timeline_app.services.background import COMPACT_TASK, NUDGE_SECONDS
 from timeline_app.services.compaction import compaction_run
 from timeline_app.services.render import timeline_render
 
-from .helpers import make_timeline
+from .helpers import background_compaction, make_timeline
 
 pytestmark = pytest.mark.django_db
 OPTIONS = RenderOptions(format="anthropic")
@@ -123,22 +122,10 @@ def test_an_unreachable_cache_costs_the_render_nothing(queued, settings):
 def test_a_rejected_timeline_is_nudged_again_only_once_it_grew_by_a_twentieth_of_max_tokens(queued):
     timeline = make_timeline(public_id="hopeless")  # max_tokens 5,000: 250 tokens of growth
     before = fill_to(timeline, 3_760, 4_000)
-    Compaction.objects.create(
-        timeline=timeline,
-        trigger="background",
-        status="rejected",
-        before_tokens=before,
-        started_at=timezone.now(),
-    )
+    background_compaction(timeline, status="rejected", before_tokens=before)
     # Another timeline's later, applied compaction: read without the timeline filter, it would
     # make this one look compacted since and nudge it at once.
-    Compaction.objects.create(
-        timeline=make_timeline(public_id="elsewhere"),
-        trigger="background",
-        status="applied",
-        before_tokens=before,
-        started_at=timezone.now(),
-    )
+    background_compaction(make_timeline(public_id="elsewhere"), status="applied", before_tokens=before)
     timeline_render(timeline=timeline, options=OPTIONS)
     assert queued == [], "it would only be rejected again"
     cache.clear()  # past NUDGE_SECONDS

@@ -7,12 +7,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
-import httpx2
 import pytest
 
 from compaction.anthropic_summarizer import AnthropicSummarizer
 from compaction.summary_prompt import SYSTEM_PROMPT
-from tests.anthropic_mock import ScriptedTransport, mock_client
+from tests.anthropic_mock import ScriptedTransport, message, mock_client
 from tests.factories import add_turns
 from timeline_app.models import Compaction
 from timeline_app.selectors.settings import timeline_settings
@@ -31,22 +30,6 @@ USAGE = {
 }
 
 
-def answer() -> httpx2.Response:
-    return httpx2.Response(
-        200,
-        json={
-            "id": "msg_1",
-            "type": "message",
-            "role": "assistant",
-            "model": MODEL,
-            "content": [{"type": "text", "text": "## Goals / requests\n- keep going"}],
-            "stop_reason": "end_turn",
-            "stop_sequence": None,
-            "usage": USAGE,
-        },
-    )
-
-
 @pytest.fixture
 def rendered(owner, conversation):
     add_turns(conversation.timelines.get(), 6, result_words=300)
@@ -56,7 +39,7 @@ def rendered(owner, conversation):
 
 
 def compact(timeline, *, model=MODEL, at):
-    rec = ScriptedTransport([answer()])
+    rec = ScriptedTransport([message("## Goals / requests\n- keep going", usage=USAGE, model=MODEL)])
     summarizer = AnthropicSummarizer("sk-ant-test", model, client=mock_client(rec))
     outcome = compaction_run(
         timeline=timeline,

@@ -19,7 +19,7 @@ from timeline_app.services.blocks import blocks_append
 from timeline_app.services.compaction import compaction_run
 from timeline_app.tasks import compact_timeline, sweep_compactions
 
-from .helpers import make_timeline
+from .helpers import background_compaction, make_timeline
 
 pytestmark = pytest.mark.django_db
 
@@ -90,12 +90,10 @@ def test_idle_conversations_running_compactions_and_hopeless_timelines_are_left_
     Conversation.objects.filter(pk=idle.conversation_id).update(last_activity_at=timezone.now() - 2 * HOUR)
     running = make_timeline(public_id="running")
     fill_to(running, 3_800)
-    Compaction.objects.create(timeline=running, trigger="background", started_at=timezone.now())
+    background_compaction(running)
     failed = make_timeline(public_id="failed")
     fill_to(failed, 3_800)
-    Compaction.objects.create(
-        timeline=failed, trigger="background", status="failed", started_at=timezone.now()
-    )
+    background_compaction(failed, status="failed")
 
     assert due() == {}
 
@@ -106,20 +104,12 @@ def test_idle_conversations_running_compactions_and_hopeless_timelines_are_left_
 def test_a_rejected_timeline_is_swept_again_only_once_it_grew_by_a_twentieth_of_max_tokens():
     rejected = make_timeline(public_id="rejected")  # max_tokens 5,000: 250 tokens of growth
     before = fill_to(rejected, 3_800)
-    Compaction.objects.create(
-        timeline=rejected,
-        trigger="background",
-        status="rejected",
-        before_tokens=before,
-        started_at=timezone.now(),
-    )
+    background_compaction(rejected, status="rejected", before_tokens=before)
     # Another tenant's timeline with the same public id, rejected long ago (before_tokens 0): its
     # record is its own, and it has grown enough.
     other = make_timeline(tenant="other", public_id="rejected")
     fill_to(other, 3_800)
-    Compaction.objects.create(
-        timeline=other, trigger="background", status="rejected", before_tokens=0, started_at=timezone.now()
-    )
+    background_compaction(other, status="rejected", before_tokens=0)
     assert set(due()) == {other.pk}, "grown by 3,800 since its (planted) rejection"
 
     blocks_append(timeline=rejected, blocks=[NewBlock(type=b.NOTES, text="news")])

@@ -20,7 +20,7 @@ against the SDKs' own request types in the tests and in ``manage.py bench format
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from .tool_names import ID_PATTERN, NAME_PATTERN
@@ -37,6 +37,16 @@ def _check_id_and_name(call_id: Any, name: Any, seen: set[str], where: str, out:
         seen.add(call_id)
     if not isinstance(name, str) or not NAME_PATTERN.match(name):
         out.append(f"{where}: tool name {name!r} is not [A-Za-z0-9_-]{{1,64}}")
+
+
+def _objects(items: Sequence[Any], name: str, out: list[str]) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """``(where, item)`` for each object of ``items``; anything else is a violation in ``out``."""
+    for i, item in enumerate(items):
+        where = f"{name}[{i}]"
+        if isinstance(item, Mapping):
+            yield where, item
+        else:
+            out.append(f"{where}: not an object")
 
 
 def _cache_controls(blocks: Iterable[Any]) -> list[str]:
@@ -137,11 +147,7 @@ def responses_violations(items: Sequence[Any]) -> list[str]:
     seen: set[str] = set()
     open_calls: list[str] = []
     answered: set[str] = set()
-    for i, item in enumerate(items):
-        where = f"input[{i}]"
-        if not isinstance(item, Mapping):
-            out.append(f"{where}: not an object")
-            continue
+    for where, item in _objects(items, "input", out):
         kind = item.get("type")
         if kind == "reasoning":
             if not isinstance(item.get("id"), str) or not item.get("id"):
@@ -188,11 +194,7 @@ def chat_violations(messages: Sequence[Any]) -> list[str]:
     out: list[str] = []
     seen: set[str] = set()
     waiting: list[str] = []
-    for i, message in enumerate(messages):
-        where = f"messages[{i}]"
-        if not isinstance(message, Mapping):
-            out.append(f"{where}: not an object")
-            continue
+    for where, message in _objects(messages, "messages", out):
         role = message.get("role")
         if role == "tool":
             call_id = str(message.get("tool_call_id"))

@@ -72,24 +72,12 @@ def read_usage(usage: Any) -> ReportedUsage:
     """Billed tokens by kind; ``UsageError`` names the offending field of a malformed object."""
     if not isinstance(usage, Mapping):
         raise UsageError("usage must be an object", "usage")
-    if "prompt_tokens" in usage:
-        details = _details(usage, "prompt_tokens_details")
+    if "prompt_tokens" in usage:  # Chat Completions
         return _openai(
-            _count(usage, "prompt_tokens", where=""),
-            _count(details, "cached_tokens", where="prompt_tokens_details.", required=False),
-            _count(details, "cache_write_tokens", where="prompt_tokens_details.", required=False),
-            _count(usage, "completion_tokens", where="", required=False),
-            "prompt_tokens_details",
+            usage, prompt="prompt_tokens", details="prompt_tokens_details", output="completion_tokens"
         )
-    if "input_tokens_details" in usage or "total_tokens" in usage:
-        details = _details(usage, "input_tokens_details")
-        return _openai(
-            _count(usage, "input_tokens", where=""),
-            _count(details, "cached_tokens", where="input_tokens_details.", required=False),
-            _count(details, "cache_write_tokens", where="input_tokens_details.", required=False),
-            _count(usage, "output_tokens", where="", required=False),
-            "input_tokens_details",
-        )
+    if "input_tokens_details" in usage or "total_tokens" in usage:  # the Responses API
+        return _openai(usage, prompt="input_tokens", details="input_tokens_details", output="output_tokens")
     if "input_tokens" not in usage:
         raise UsageError(
             "not a usage object: expected Anthropic's input_tokens or OpenAI's prompt_tokens", "usage"
@@ -112,7 +100,16 @@ def read_usage(usage: Any) -> ReportedUsage:
     return ReportedUsage("anthropic", TokenCounts(uncached, read, five, hour, output))
 
 
-def _openai(prompt: int, cached: int, written: int, output: int, details: str) -> ReportedUsage:
-    if cached + written > prompt:
+def _openai(usage: Mapping[str, Any], *, prompt: str, details: str, output: str) -> ReportedUsage:
+    """One of OpenAI's two usage shapes, named by its keys: the prompt's tokens (cached and
+    written ones among them, in ``details``) and the output's."""
+    inner = _details(usage, details)
+    prompt_tokens = _count(usage, prompt, where="")
+    cached = _count(inner, "cached_tokens", where=f"{details}.", required=False)
+    written = _count(inner, "cache_write_tokens", where=f"{details}.", required=False)
+    output_tokens = _count(usage, output, where="", required=False)
+    if cached + written > prompt_tokens:
         raise UsageError("cached and written tokens cannot exceed the input tokens", details)
-    return ReportedUsage("openai", TokenCounts(prompt - cached - written, cached, written, 0, output))
+    return ReportedUsage(
+        "openai", TokenCounts(prompt_tokens - cached - written, cached, written, 0, output_tokens)
+    )
