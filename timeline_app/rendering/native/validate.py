@@ -39,12 +39,13 @@ def _check_id_and_name(call_id: Any, name: Any, seen: set[str], where: str, out:
         out.append(f"{where}: tool name {name!r} is not [A-Za-z0-9_-]{{1,64}}")
 
 
-def _objects(items: Sequence[Any], name: str, out: list[str]) -> Iterator[tuple[str, Mapping[str, Any]]]:
-    """``(where, item)`` for each object of ``items``; anything else is a violation in ``out``."""
+def _objects(items: Sequence[Any], name: str, out: list[str]) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
+    """``(index, where, item)`` for each object of ``items``; anything else is a violation in
+    ``out``."""
     for i, item in enumerate(items):
         where = f"{name}[{i}]"
         if isinstance(item, Mapping):
-            yield where, item
+            yield i, where, item
         else:
             out.append(f"{where}: not an object")
 
@@ -147,7 +148,7 @@ def responses_violations(items: Sequence[Any]) -> list[str]:
     seen: set[str] = set()
     open_calls: list[str] = []
     answered: set[str] = set()
-    for where, item in _objects(items, "input", out):
+    for i, where, item in _objects(items, "input", out):
         kind = item.get("type")
         if kind == "reasoning":
             if not isinstance(item.get("id"), str) or not item.get("id"):
@@ -194,7 +195,7 @@ def chat_violations(messages: Sequence[Any]) -> list[str]:
     out: list[str] = []
     seen: set[str] = set()
     waiting: list[str] = []
-    for where, message in _objects(messages, "messages", out):
+    for _, where, message in _objects(messages, "messages", out):
         role = message.get("role")
         if role == "tool":
             call_id = str(message.get("tool_call_id"))
