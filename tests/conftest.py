@@ -103,13 +103,17 @@ def _needs_db(item) -> bool:
 
 @pytest.fixture(autouse=True)
 def _fresh_cache(request):
-    """Throttle counters live in the shared cache (the database cache unless CACHE_URL is set):
-    every test that can reach the database starts with none."""
+    """Throttle counters live in the shared cache (the database cache unless CACHE_URL is set),
+    and in this process's fallback while that cache is down: every test that can reach the
+    database starts with none of either."""
     if _needs_db(request.node):
         request.getfixturevalue("_django_db_helper")
         from django.core.cache import cache
 
+        from timeline_app.api.throttling import FALLBACK_CACHE
+
         cache.clear()
+        FALLBACK_CACHE.clear()
     yield
 
 
