@@ -84,7 +84,7 @@ class BlockQuerySet(OwnedQuerySet["Block"]):
 
 
 class Block(OwnedModel):
-    # No index of its own: the (timeline, seq) unique constraint leads with the timeline.
+    # No index of its own: the (timeline, seq, conversation) unique constraint leads with it.
     timeline = models.ForeignKey(
         "timeline_app.Timeline", on_delete=models.CASCADE, related_name="blocks", db_index=False
     )
@@ -111,12 +111,17 @@ class Block(OwnedModel):
     objects = BlockQuerySet.as_manager()
 
     class Meta:
+        # Every unique constraint ends with the conversation, the shard key (docs/scaling.md
+        # "Unique constraints and the shard key"; migration 0017): the same rule, since a timeline
+        # has one conversation, and the index still serves every lookup by its leading columns.
         constraints = [
-            models.UniqueConstraint(fields=["timeline", "seq"], name="timeline_block_seq_uniq"),
             models.UniqueConstraint(
-                fields=["timeline", "client_id"],
+                fields=["timeline", "seq", "conversation"], name="timeline_block_seq_conv_uniq"
+            ),
+            models.UniqueConstraint(
+                fields=["timeline", "client_id", "conversation"],
                 condition=Q(client_id__isnull=False),
-                name="timeline_block_client_id_uniq",
+                name="timeline_block_client_conv_uniq",
             ),
         ]
         indexes = [

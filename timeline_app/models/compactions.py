@@ -74,8 +74,11 @@ class Compaction(OwnedModel):
     # Set on every new row; nullable in the database only so that adding it did not rewrite the
     # table (migration 0009 filled in the rows it found).
     public_id = models.CharField(max_length=32, null=True, blank=True, default=new_compaction_id)
-    summary_block = models.OneToOneField(
-        Block, null=True, blank=True, on_delete=models.CASCADE, related_name="compaction"
+    # One compaction per summary block (``timeline_cmp_summary_conv_uniq``, which leads with this
+    # column and serves its lookups: no index of its own). A foreign key rather than a one-to-one
+    # field since migration 0017: a one-to-one field's unique constraint cannot include the shard key.
+    summary_block = models.ForeignKey(
+        Block, null=True, blank=True, on_delete=models.CASCADE, related_name="+", db_index=False
     )
     trigger = models.CharField(max_length=16, choices=Trigger.choices)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.RUNNING)
@@ -116,14 +119,21 @@ class Compaction(OwnedModel):
                 condition=Q(trigger__in=CompactionTrigger.values),
                 name="timeline_compaction_trigger_valid",
             ),
+            # Unique constraints end with the conversation, the shard key (docs/scaling.md
+            # "Unique constraints and the shard key"; migration 0017).
             # At most one compaction in flight per timeline: the claim of DESIGN §6.
             models.UniqueConstraint(
-                fields=["timeline"],
+                fields=["timeline", "conversation"],
                 condition=Q(status=CompactionStatus.RUNNING),
-                name="timeline_compaction_one_running",
+                name="timeline_cmp_running_conv_uniq",
             ),
             # GET …/compactions/{id}: a context's compaction by its public id.
-            models.UniqueConstraint(fields=["timeline", "public_id"], name="timeline_cmp_public_id_uniq"),
+            models.UniqueConstraint(
+                fields=["timeline", "public_id", "conversation"], name="timeline_cmp_public_id_conv_uniq"
+            ),
+            models.UniqueConstraint(
+                fields=["summary_block", "conversation"], name="timeline_cmp_summary_conv_uniq"
+            ),
         ]
         indexes = [
             # The latest applied compaction of a timeline: the visible window's start.

@@ -92,7 +92,11 @@ class RenderRecord(OwnedModel):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["public_id"], name="timeline_render_public_id_uniq"),
+            # Unique per conversation (the shard key, docs/scaling.md "Unique constraints and the
+            # shard key"); random 128-bit ids, every lookup names the context (migration 0017).
+            models.UniqueConstraint(
+                fields=["public_id", "conversation"], name="timeline_render_public_id_conv_uniq"
+            ),
         ]
         indexes = [
             # The previous render of a timeline (every render) and the admin's history, newest first.
@@ -118,8 +122,11 @@ class RenderUsage(models.Model):
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="usages")
     timeline = models.ForeignKey(Timeline, on_delete=models.CASCADE, related_name="usages")
-    render = models.OneToOneField(
-        RenderRecord, null=True, blank=True, on_delete=models.SET_NULL, related_name="usage"
+    # One report per render (``timeline_usage_render_id_conv_uniq``, which leads with this column:
+    # no index of its own); a foreign key since migration 0017 (a one-to-one field's unique
+    # constraint cannot include the shard key).
+    render = models.ForeignKey(
+        RenderRecord, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_index=False
     )
     render_public_id = models.CharField(max_length=32)
     rendered_at = models.DateTimeField()
@@ -152,8 +159,13 @@ class RenderUsage(models.Model):
 
     class Meta:
         constraints = [
+            # Unique constraints end with the conversation, the shard key (migration 0017).
             models.UniqueConstraint(
-                fields=["timeline", "render_public_id"], name="timeline_usage_render_uniq"
+                fields=["timeline", "render_public_id", "conversation"],
+                name="timeline_usage_render_conv_uniq",
+            ),
+            models.UniqueConstraint(
+                fields=["render", "conversation"], name="timeline_usage_render_id_conv_uniq"
             ),
         ]
         indexes = [

@@ -30,8 +30,14 @@ class Source(OwnedModel):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["timeline", "sid"], name="timeline_source_sid_uniq"),
-            models.UniqueConstraint(fields=["timeline", "url"], name="timeline_source_url_uniq"),
+            # Unique constraints end with the conversation, the shard key (docs/scaling.md
+            # "Unique constraints and the shard key"; migration 0017).
+            models.UniqueConstraint(
+                fields=["timeline", "sid", "conversation"], name="timeline_source_sid_conv_uniq"
+            ),
+            models.UniqueConstraint(
+                fields=["timeline", "url", "conversation"], name="timeline_source_url_conv_uniq"
+            ),
         ]
 
     def __str__(self) -> str:
