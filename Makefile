@@ -1,5 +1,5 @@
 # `make run` (embedded service), `make serve` (production processes) and `make test` (the suite on real
-# PostgreSQL and Redis).
+# PostgreSQL and Redis, then the cross-tenant tests again with the database alone: `make test-rls`).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -10,7 +10,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 
-.PHONY: run serve test test-fast install install-run worker beat lint typecheck schema bench clean mutation
+.PHONY: run serve test test-rls test-fast install install-run worker beat lint typecheck schema bench clean mutation
 
 $(RUN_STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -39,6 +39,12 @@ serve: $(RUN_STAMP)
 
 test: $(STAMP)
 	bash scripts/test.sh
+
+# The cross-tenant tests with every tenant filter stripped and every request as a plain role:
+# PostgreSQL's row-level security alone keeps tenants apart (docs/testing.md "The database alone").
+# `make test` runs the same list as its second pass.
+test-rls: $(STAMP)
+	TIMELINE_TEST_RLS_ONLY=1 bash scripts/test.sh -q $$(grep -v '^#' scripts/rls_tests.txt)
 
 # The inner loop (docs/testing.md): the pure core and the fast unit tests on an in-memory SQLite
 # database, no service started, property tests on fewer examples (Hypothesis profile "dev").

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Runs the whole suite against a throwaway PostgreSQL and Redis on loopback.
+# Runs the whole suite against a throwaway PostgreSQL and Redis on loopback, then the cross-tenant
+# tests again with the database alone holding the line (scripts/rls_tests.txt); with arguments,
+# pytest with those arguments only.
 # Installs the server packages (and Chromium for the admin browser test) when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -82,6 +84,15 @@ fi
 echo "== pytest"
 .venv/bin/python -m pytest "$@"
 status=$?
+if [ "$#" = 0 ]; then
+  # The whole suite (make test): a second pass over the cross-tenant tests with the database alone
+  # holding the line (docs/testing.md "The database alone"; the list: scripts/rls_tests.txt).
+  echo "== pytest, second pass: the cross-tenant tests with every tenant filter stripped (TIMELINE_TEST_RLS_ONLY=1)"
+  mapfile -t rls_tests < <(grep -v '^#' scripts/rls_tests.txt)
+  TIMELINE_TEST_RLS_ONLY=1 .venv/bin/python -m pytest -q "${rls_tests[@]}"
+  rls_status=$?
+  if [ "$status" = 0 ]; then status=$rls_status; fi
+fi
 set -e
 if [ "$status" = 5 ]; then
   echo "pytest collected no tests: failing" >&2

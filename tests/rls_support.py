@@ -132,3 +132,20 @@ def request_finished(**kwargs: Any) -> None:
     _in_request.active = False
     if connection.connection is not None and not getattr(_held, "active", False):
         as_superuser()
+
+
+@contextmanager
+def database_alone() -> Iterator[list[str]]:
+    """The requests made inside run as ``APP_ROLE`` with every tenant filter dropped (what
+    ``TIMELINE_TEST_RLS_ONLY=1`` does for a whole test), for a test that plants its rows first as
+    the superuser. Yields the tenant lookups dropped."""
+    from django.core import signals
+
+    with strip_tenant_filters() as dropped, app_role():
+        signals.request_started.connect(request_started, dispatch_uid="rls-alone-start")
+        signals.request_finished.connect(request_finished, dispatch_uid="rls-alone-finish")
+        try:
+            yield dropped
+        finally:
+            signals.request_started.disconnect(dispatch_uid="rls-alone-start")
+            signals.request_finished.disconnect(dispatch_uid="rls-alone-finish")

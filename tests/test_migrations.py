@@ -40,3 +40,26 @@ def test_0007_repacks_the_seqs_of_render_records_written_before_it(timeline):
     executor = MigrationExecutor(connection)
     executor.migrate(executor.loader.graph.leaf_nodes())
     assert unpack_seqs(bytes(RenderRecord.objects.get(pk=record.pk).segment_seqs)) == seqs
+
+
+def _unique_columns(table: str) -> dict[str, list[str]]:
+    with connection.cursor() as cursor:
+        constraints = connection.introspection.get_constraints(cursor, table)
+    return {n: i["columns"] for n, i in constraints.items() if i["unique"] and not i["primary_key"]}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_0017_puts_the_conversation_in_every_unique_constraint_and_back(timeline):
+    """Both ways with rows present: back to 0016 the one-to-one's and the timeline-only constraints
+    return; forward again every constraint below a conversation includes it."""
+    executor = MigrationExecutor(connection)
+    executor.migrate([("timeline_app", "0016_row_level_security")])
+    before = _unique_columns("timeline_app_compaction")
+    assert ["summary_block_id"] in before.values()
+    assert before["timeline_compaction_one_running"] == ["timeline_id"]
+    assert _unique_columns("timeline_app_renderrecord")["timeline_render_public_id_uniq"] == ["public_id"]
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    for table in ("block", "compaction", "renderrecord", "renderusage", "source"):
+        unique = _unique_columns(f"timeline_app_{table}")
+        assert unique and all("conversation_id" in columns for columns in unique.values()), table

@@ -1,5 +1,7 @@
 from django.apps import AppConfig
+from django.core import checks
 from django.core.signals import request_finished
+from django.db.backends.signals import connection_created
 from django.db.models.signals import post_migrate, pre_migrate
 
 
@@ -30,3 +32,9 @@ class TimelineAppConfig(AppConfig):
         )
         pre_migrate.connect(tenancy.widen_for_migrations, dispatch_uid="timeline_app.tenancy.widen")
         post_migrate.connect(tenancy.clear_after_migrations, dispatch_uid="timeline_app.tenancy.narrow")
+        # Superusers and BYPASSRLS roles skip every policy: a WARNING at the process's first
+        # connection, and a `check --deploy` warning (docs/operations.md "Roles").
+        connection_created.connect(
+            tenancy.warn_if_policies_bypassed, dispatch_uid="timeline_app.tenancy.bypass"
+        )
+        checks.register(tenancy.check_role_is_subject_to_policies, checks.Tags.security, deploy=True)

@@ -18,7 +18,8 @@ A session that set nothing sees no row and can insert none. Who sets what:
   ``tenant_scope_all`` / ``pre_migrate``, explicitly.
 
 Superusers and roles with ``BYPASSRLS`` skip every policy: the application must connect as a role
-that is neither. SQLite (the embedded mode) has no row-level security; there the queries' own
+that is neither. ``warn_if_policies_bypassed`` (``connection_created``) logs a WARNING once per
+process when it does not, and ``check_role_is_subject_to_policies`` is a ``check --deploy`` warning. SQLite (the embedded mode) has no row-level security; there the queries' own
 tenant filters are the only guarantee, and every function here does nothing.
 
 The statements that set these go through the driver's own cursor, not Django's: they are
@@ -27,11 +28,14 @@ plumbing, the same few per request, and stay out of query logs and the query cou
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.core import checks
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.db.migrations.operations.base import Operation
 from django.http import HttpRequest, HttpResponseBase
 
@@ -54,6 +58,9 @@ POLICY = (
     f" OR (SELECT current_setting('{SCOPE}', true)) = '{ALL}'"
 )
 KEY_LOOKUP_POLICY = f"key_hash = (SELECT nullif(current_setting('{API_KEY_HASH}', true), ''))"
+
+logger = logging.getLogger(__name__)
+DOCS = 'docs/operations.md "Database roles, tenant isolation, migrations"'
 
 
 def _is_postgres(using: str) -> bool:
@@ -249,3 +256,64 @@ class RowLevelSecurity(Operation):
 
     def describe(self) -> str:
         return f"Row-level security on {self.table}"
+
+
+_BYPASS_SQL = "SELECT current_user, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user"
+
+
+def role_bypassing_policies(connection: Any) -> str | None:
+    """The role this PostgreSQL connection runs as, if it skips row-level security (a superuser or
+    ``BYPASSRLS``); ``None`` when the policies apply to it. One catalog query."""
+    connection.ensure_connection()
+    with connection.connection.cursor() as cursor:
+        cursor.execute(_BYPASS_SQL)
+        row = cursor.fetchone()
+    if row is None or not (row[1] or row[2]):
+        return None
+    return f"{row[0]} ({'superuser' if row[1] else 'BYPASSRLS'})"
+
+
+def bypass_message(role: str) -> str:
+    return (
+        f"PostgreSQL role {role} skips row-level security: tenant isolation rests on the "
+        f"application's filters alone. Connect as a role that is neither superuser nor BYPASSRLS "
+        f"({DOCS})."
+    )
+
+
+_bypass_checked = False
+_bypass_lock = threading.Lock()
+
+
+def warn_if_policies_bypassed(sender: Any, connection: Any, **kwargs: Any) -> None:
+    """``connection_created``: at the process's first PostgreSQL connection, one query; a WARNING
+    naming the role if the policies do not apply to it. Never again in this process."""
+    global _bypass_checked
+    if _bypass_checked or connection.vendor != "postgresql":
+        return
+    with _bypass_lock:
+        if _bypass_checked:
+            return
+        _bypass_checked = True
+    try:
+        role = role_bypassing_policies(connection)
+    except DatabaseError:
+        return  # the query that follows reports a broken connection itself
+    if role is not None:
+        logger.warning(bypass_message(role))
+
+
+def check_role_is_subject_to_policies(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """``manage.py check --deploy``: the default database's role must not skip the policies
+    (nothing to say when the database cannot be reached)."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    if connection.vendor != "postgresql":
+        return []
+    try:
+        role = role_bypassing_policies(connection)
+    except DatabaseError:
+        # No database to ask (a build step): the first connection of each process still warns.
+        return []
+    if role is None:
+        return []
+    return [checks.Warning(bypass_message(role), hint=f"See {DOCS}.", id="timeline.W001")]

@@ -215,13 +215,15 @@ def test_replaying_writes_creates_nothing_new(owner, seeded):
 
 
 def test_compact_is_throttled(owner, seeded, settings):
-    from rest_framework.settings import api_settings
     from rest_framework.throttling import ScopedRateThrottle
 
+    # The rates as they were: read after the override below, the settings still say 2/min (the
+    # `settings` fixture restores them only after the test), and every later test would keep it.
+    before = ScopedRateThrottle.THROTTLE_RATES
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {"compact": "2/min"}}
     ScopedRateThrottle.THROTTLE_RATES = {"compact": "2/min"}
     try:
         codes = [owner.post(f"{C}/c1/compact/", {"wait": True}).status_code for _ in range(3)]
     finally:
-        ScopedRateThrottle.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES
+        ScopedRateThrottle.THROTTLE_RATES = before
     assert codes[:2] == [200, 200] and codes[2] == 429

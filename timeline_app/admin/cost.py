@@ -21,6 +21,7 @@ from django.utils.safestring import SafeString
 
 from timeline_app import roles, selectors
 from timeline_app.admin import display
+from timeline_app.admin import selectors as admin_selectors
 from timeline_app.admin.charts import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, _axis, _slots, _svg
 from timeline_app.models import Conversation, RenderUsage, Tenant, Timeline
 from timeline_app.services.usage import usage_summary
@@ -209,7 +210,10 @@ def usage_csv_view(request: HttpRequest) -> HttpResponse:
     render of the tenant rendered in ``[since, until)``, oldest first. Operators and superusers."""
     if not roles.can_export(request.user):
         raise PermissionDenied
-    tenant = Tenant.objects.filter(name=request.GET.get("tenant", "")).first()
+    # Only a tenant the staff user may see (``Tenant.staff_users``): another one is unknown here.
+    tenants = admin_selectors.staff_tenant_ids(user=request.user)
+    named = Tenant.objects.filter(name=request.GET.get("tenant", ""))
+    tenant = admin_selectors.in_tenants(named, tenants, via="pk").first()
     if tenant is None:
         raise BadRequest("tenant must name a tenant")
     since, until = _day(request, "since"), _day(request, "until")

@@ -1,0 +1,109 @@
+"""The six MCP tools of ``timeline-mcp`` keep to the key's tenant (issue 26). The server is built
+in-process over the Django app (``wsgi_http``), so these requests run in this process and the
+stripped-filter re-run (``make test-rls``, docs/testing.md) covers them: another tenant's
+conversation with the same id, context, paths, words and sources is planted, and no tool shows or
+touches it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from mcp.server.mcpserver.exceptions import ToolError
+from timeline_client import TimelineClient
+from timeline_client.mcp_server import build_server
+
+from tests.fixtures.two_tenants import CONTEXT, TOOL_RESULT_PATH, WORD
+from timeline_app.models import Block
+from timeline_app.services.conversations import conversation_create
+
+pytestmark = pytest.mark.django_db
+
+
+def call(server: Any, tool: str, **arguments: Any) -> str:
+    """The tool's own function, called in the test's thread: the SDK's ``call_tool`` runs a
+    synchronous tool in a worker thread, on another database connection than the test's (which
+    holds the test's transaction and, in the stripped re-run, the application role)."""
+    function = server._tool_manager.get_tool(tool).fn
+    return str(function(**arguments))
+
+
+@pytest.fixture
+def mcp_for(two_tenants, wsgi_http):
+    """An MCP server over acme's key, bound to a conversation and a context. The tenants are
+    planted first: Django's test client (which plants them) reconnects ``close_old_connections``
+    after each request, which ``wsgi_http`` must then take off again."""
+
+    def build(conversation: str = "c1", context: str = "main") -> Any:
+        client = TimelineClient("http://testserver", two_tenants.mine.caller.raw_key, http_client=wsgi_http)
+        return build_server(client, conversation, context)
+
+    return build
+
+
+@pytest.mark.parametrize("context", ["main", CONTEXT])
+def test_the_read_only_tools_show_the_keys_conversation_only(mcp_for, two_tenants, context):
+    server = mcp_for("c1", context)
+    answers = {
+        "read": call(server, "timeline_read", path=TOOL_RESULT_PATH),
+        "search": call(server, "timeline_search", query=WORD),
+        "sources": call(server, "timeline_sources"),
+        "render text": call(server, "timeline_render", format="text"),
+        "render anthropic": call(server, "timeline_render", format="anthropic"),
+        "render openai_chat": call(server, "timeline_render", format="openai_chat"),
+    }
+    for tool, text in answers.items():
+        if tool != "search":  # search answers paths and snippets
+            assert two_tenants.mine.marker in text, tool
+        for foreign in two_tenants.foreign_markers():
+            assert foreign not in text, (tool, foreign)
+    assert "No stored block matches" not in answers["search"]
+
+
+@pytest.mark.parametrize("context", ["main", CONTEXT])
+def test_hide_and_unhide_touch_the_keys_conversation_only(mcp_for, two_tenants, context):
+    server = mcp_for("c1", context)
+    assert "Hid 1 block(s)" in call(server, "timeline_hide", path=TOOL_RESULT_PATH, replacement_text="gone")
+    assert "render in full" in call(server, "timeline_unhide", path=TOOL_RESULT_PATH)
+    assert "Hid 1 block(s)" in call(server, "timeline_hide", path=TOOL_RESULT_PATH, replacement_text="gone")
+
+    hidden = dict(
+        Block.objects.filter(path=TOOL_RESULT_PATH, timeline__name=context)
+        .values_list("conversation__tenant__name", "hidden")
+        .order_by()
+        .filter(conversation__public_id="c1")
+    )
+    assert hidden == {"acme": True, "globex": False}
+    assert not Block.objects.get(
+        conversation=two_tenants.same_tenant.conversation, path=TOOL_RESULT_PATH, timeline__name=context
+    ).hidden
+
+
+def test_a_conversation_only_another_tenant_has_is_not_found(mcp_for, two_tenants):
+    conversation_create(tenant=two_tenants.other_tenant.caller.tenant, public_id="globex-only")
+    server = mcp_for("globex-only")
+    for tool, arguments in [
+        ("timeline_read", {"path": TOOL_RESULT_PATH}),
+        ("timeline_search", {"query": WORD}),
+        ("timeline_sources", {}),
+        ("timeline_render", {"format": "text"}),
+        ("timeline_hide", {"path": TOOL_RESULT_PATH, "replacement_text": "gone"}),
+        ("timeline_unhide", {"path": TOOL_RESULT_PATH}),
+    ]:
+        with pytest.raises(ToolError, match="HTTP 404"):
+            call(server, tool, **arguments)
+
+
+def test_every_tool_of_the_server_is_covered_here(mcp_for):
+    """A tool added later must join these tests (and so the stripped re-run)."""
+    import asyncio
+
+    names = {tool.name for tool in asyncio.run(mcp_for().list_tools())}
+    assert names == {
+        "timeline_read",
+        "timeline_search",
+        "timeline_sources",
+        "timeline_render",
+        "timeline_hide",
+        "timeline_unhide",
+    }
