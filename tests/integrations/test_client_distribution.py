@@ -99,3 +99,22 @@ def test_the_client_quickstart_runs_in_that_virtualenv(client_venv: Path, live: 
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip().endswith("parts"), done.stdout
     assert sys.executable != str(client_venv)
+
+
+def test_the_client_errors_example_runs_in_that_virtualenv(client_venv: Path, live: Live, tmp_path: Path):
+    """docs/examples/client_errors.py, which docs/client.md shows: a stored contribution, the
+    service's 404 as ``TimelineAPIError``, an unreachable service as ``TimelineUnavailable``."""
+    env = clean_env(TIMELINE_API_KEY=live.key, TIMELINE_API_URL=live.url)
+    done = subprocess.run(
+        [str(client_venv), str(EXAMPLES / "client_errors.py")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.strip().splitlines()
+    assert lines[0] == "stored", lines
+    assert lines[1] == "refused: 404 not_found", lines
+    assert lines[2].startswith("unavailable (maybe processed: False)"), lines
