@@ -9,6 +9,7 @@ from datetime import timedelta
 from django.db import connection
 from django.utils import timezone
 
+from timeline_app import tenancy
 from timeline_app.benchmarks.common import fill_timeline, median_seconds, scratch_tenant, scratch_timeline
 from timeline_app.models import VALUE_FIELDS, Block, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
@@ -18,7 +19,9 @@ BLOCKS = 20_000
 
 
 def run(write: Callable[[str], None], *, blocks: int = BLOCKS) -> None:
-    with scratch_tenant() as tenant:
+    # Everything under the scratch tenant's own setting, as an API request runs (row-level security:
+    # the command itself widens to every tenant).
+    with scratch_tenant() as tenant, tenancy.tenant_scope(tenant.pk):
         timeline = scratch_timeline(tenant)
         conversation = timeline.conversation
         # Never compacts (the window stays whole); the cache TTL is the default 300 s.
