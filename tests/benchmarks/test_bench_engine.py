@@ -69,3 +69,26 @@ def test_the_line_says_the_application_role_is_subject_to_row_level_security(app
     assert row_level_security() == (
         f"row-level security: enforced for role {app_role} (no superuser, no BYPASSRLS)"
     )
+
+
+@pytest.mark.django_db(transaction=True)  # the bench vacuums between samples
+def test_render_at_scale_renders_its_whole_window_never_a_compacted_one(monkeypatch):
+    """Its conversations' max_tokens must validate: an override that does not falls back to the
+    default and the window compacts (the figures would then time a render of a few hundred blocks)."""
+    outcomes: list[Any] = []
+    real = render_at_scale.timeline_render
+
+    def spy(**kwargs: Any) -> Any:
+        outcomes.append(real(**kwargs))
+        return outcomes[-1]
+
+    monkeypatch.setattr(render_at_scale, "timeline_render", spy)
+
+    with tenancy.tenant_scope_all():
+        render_at_scale.run([].append, blocks=300)
+
+    assert outcomes
+    for outcome in outcomes:
+        assert outcome.ignored_settings == {}
+        assert outcome.settings.max_tokens == render_at_scale.NEVER_COMPACTS
+        assert outcome.compaction is None
