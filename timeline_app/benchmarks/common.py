@@ -8,6 +8,8 @@ import statistics
 import time
 from collections.abc import Callable, Iterator
 
+from django.db import connection
+
 from timeline_app.domain import blocks as b
 from timeline_app.domain.contributions import NewBlock, tool_call_blocks
 from timeline_app.models import Block, Tenant, Timeline
@@ -45,6 +47,34 @@ def scratch_tenant() -> Iterator[Tenant]:
         yield tenant
     finally:
         tenant.delete()
+
+
+def row_level_security() -> str:
+    """One line: whether the database's row-level security applies to the role this command
+    connects as (docs/operations.md "Database roles"). Superusers and ``BYPASSRLS`` roles skip every
+    policy, so a render timed as one of them measures none of its cost."""
+    if connection.vendor != "postgresql":
+        return f"row-level security: none ({connection.vendor}: the application's tenant filters only)"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT current_user, r.rolsuper, r.rolbypassrls, c.relrowsecurity, c.relforcerowsecurity,"
+            " c.relowner = r.oid FROM pg_roles r, pg_class c"
+            " WHERE r.rolname = current_user AND c.oid = %s::regclass",
+            [Block._meta.db_table],
+        )
+        role, superuser, bypass, enabled, forced, owner = cursor.fetchone()
+    if superuser or bypass:
+        why = "a superuser" if superuser else "BYPASSRLS"
+        return (
+            f"row-level security: NOT enforced: role {role} is {why} and skips every policy "
+            "(connect as the application's role to measure it)"
+        )
+    if not enabled or (owner and not forced):
+        return f"row-level security: NOT enforced for role {role} (the block table has no forced policy)"
+    return (
+        f"row-level security: enforced for role {role} (no superuser, no BYPASSRLS"
+        f"{', owner under FORCE' if owner else ''})"
+    )
 
 
 def scratch_timeline(tenant: Tenant) -> Timeline:

@@ -9,20 +9,28 @@ from datetime import timedelta
 from django.db import connection
 from django.utils import timezone
 
+from timeline_app import tenancy
 from timeline_app.benchmarks.common import fill_timeline, median_seconds, scratch_tenant, scratch_timeline
+from timeline_app.domain.settings import SETTING_RANGES
 from timeline_app.models import VALUE_FIELDS, Block, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.services.render import collector_paused, timeline_render
 
 BLOCKS = 20_000
+# The largest max_tokens a conversation accepts: the 20,000 blocks (~1M tokens) never compact. A
+# larger stored value no longer validates and falls back to the default (``selectors.settings``),
+# which would compact the window and time a render of a few hundred blocks instead.
+NEVER_COMPACTS = int(SETTING_RANGES["max_tokens"][1])
 
 
 def run(write: Callable[[str], None], *, blocks: int = BLOCKS) -> None:
-    with scratch_tenant() as tenant:
+    # Everything under the scratch tenant's own setting, as an API request runs (row-level security:
+    # the command itself widens to every tenant).
+    with scratch_tenant() as tenant, tenancy.tenant_scope(tenant.pk):
         timeline = scratch_timeline(tenant)
         conversation = timeline.conversation
         # Never compacts (the window stays whole); the cache TTL is the default 300 s.
-        conversation.settings = {"max_tokens": 100_000_000}
+        conversation.settings = {"max_tokens": NEVER_COMPACTS}
         conversation.save()
         fill_timeline(timeline, blocks=blocks)
         options = RenderOptions(format="anthropic")
@@ -39,6 +47,8 @@ def run(write: Callable[[str], None], *, blocks: int = BLOCKS) -> None:
             timeline.refresh_from_db()
             outcome = timeline_render(timeline=timeline, options=options, now=start)
             assert outcome.pruning_status in ("armed", "fresh"), outcome.pruning_status
+            assert not outcome.ignored_settings, outcome.ignored_settings  # else the window compacts
+            assert outcome.compaction is None
 
         def reset() -> None:
             # Not timed: a cold cache (the clock touched long ago), no block hidden yet, and no dead
@@ -65,13 +75,14 @@ def run(write: Callable[[str], None], *, blocks: int = BLOCKS) -> None:
         hides = expired.hides  # type: ignore[attr-defined]
 
         small = scratch_timeline(tenant)
-        small.conversation.settings = {"max_tokens": 100_000_000}
+        small.conversation.settings = {"max_tokens": NEVER_COMPACTS}
         small.conversation.save()
         fill_timeline(small, blocks=500)
 
         def warm_small() -> None:
             small.refresh_from_db()
-            timeline_render(timeline=small, options=options, now=start)
+            outcome = timeline_render(timeline=small, options=options, now=start)
+            assert not outcome.ignored_settings and outcome.compaction is None
 
         small_s = median_seconds(warm_small, repeat=7, warmup=1)
 
