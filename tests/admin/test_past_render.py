@@ -234,3 +234,27 @@ def test_a_window_over_1024_segments_and_a_hide_state_changed_since_are_rebuilt_
     assert result.problems[-1] == (
         f"hidden then and shown since, so their replacement text is not kept: {first_path}"
     ), result.problems
+
+
+@pytest.mark.parametrize("fmt", ["anthropic_messages", "openai_responses", "openai_chat"])
+def test_a_native_render_shows_the_request_it_returned(support, tenant, fmt):
+    """A native render's page shows the request body, a message or input item a line, with its
+    cache markers; it showed blank lines (the page read the seed format's text parts)."""
+    conversation = conversation_create(
+        tenant=tenant, public_id="conv-native", title="Native", settings={"cache_min_tokens": 0}
+    )
+    timeline = Timeline.objects.get(conversation=conversation, name="main")
+    contribute_turns(timeline, turns=3)
+    timeline_render(timeline=timeline, options=RenderOptions(format=fmt), system_tokens=0)
+    record = RenderRecord.objects.get(timeline=timeline)
+    html = support.get(past_render_url(conversation, record)).content.decode()
+    assert 'id="tl-replay-verdict">exact<' in html
+    shown = html.split('id="tl-past-render">', 1)[1].split("</pre>", 1)[0]
+    # Every turn's prompt is on the page, inside the native messages.
+    for number in (1, 2, 3):
+        assert f"turn_t00{number}" in shown, shown[:2000]
+    assert ("&quot;role&quot;: &quot;user&quot;" in shown) or (
+        "&quot;type&quot;: &quot;message&quot;" in shown
+    )
+    if fmt == "anthropic_messages":
+        assert "cache_control" in shown

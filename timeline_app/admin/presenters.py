@@ -148,10 +148,13 @@ def sub_url(name: str, conversation: Conversation, timeline: Timeline) -> str:
 
 def stream_lines(rendered: Rendered | None) -> list[dict[str, Any]]:
     """A render's parts as the text stream with ``=>[k]`` after each cache point (an OpenAI
-    render: one JSON message a line), at most ``PREVIEW_MAX_CHARS``."""
+    render: one JSON message a line; a native request: its fields and then one message or input
+    item a line, the ``cache_control`` markers in place), at most ``PREVIEW_MAX_CHARS``."""
     if rendered is None:
         return []
-    if rendered.debug is not None:
+    if rendered.request is not None:
+        stream = native_request_text(rendered.request)
+    elif rendered.debug is not None:
         stream = rendered.debug
     elif rendered.cache_points or all("text" in part for part in rendered.blocks):
         stream = debug_text(rendered.blocks, rendered.cache_points)
@@ -160,6 +163,19 @@ def stream_lines(rendered: Rendered | None) -> list[dict[str, Any]]:
             json.dumps(message, ensure_ascii=False, sort_keys=True) for message in rendered.blocks
         )
     return text_lines(stream) or [{"text": "", "mark": False}]
+
+
+def native_request_text(request: dict[str, Any]) -> str:
+    """A native request body as lines: each top-level field but the list of messages (``system``,
+    ``tools``…), then each message (``messages``) or input item (``input``) on its own line."""
+    items_key = "messages" if "messages" in request else "input"
+    lines = [
+        f"{key}: {json.dumps(value, ensure_ascii=False, sort_keys=True)}"
+        for key, value in request.items()
+        if key != items_key
+    ]
+    lines += [json.dumps(item, ensure_ascii=False, sort_keys=True) for item in request.get(items_key) or []]
+    return "\n".join(lines)
 
 
 def text_lines(stream: str) -> list[dict[str, Any]]:
