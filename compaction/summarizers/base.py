@@ -1,0 +1,72 @@
+"""The summarizer protocol and the transcript LLM summarizers read (pure: no Django, no SDK)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal, Protocol, runtime_checkable
+
+from timeline_app.domain.blocks import Block
+from timeline_app.domain.text import ellipsize
+
+Purpose = Literal["history", "split_turn"]
+
+
+class SummarizerError(Exception):
+    """A summarizer could not produce a summary. The message is short and safe to store."""
+
+
+@runtime_checkable
+class Summarizer(Protocol):
+    """``name`` and ``model`` are recorded on the compaction row; ``summarize`` returns markdown
+    within ``max_tokens`` or raises :class:`SummarizerError`."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model(self) -> str: ...
+
+    def summarize(
+        self,
+        *,
+        blocks: Sequence[Block],
+        previous_summary: str | None,
+        max_tokens: int,
+        purpose: Purpose,
+    ) -> str: ...
+
+
+# --------------------------------------------------------------------------------------------
+# Transcript for LLM summarizers
+
+
+def transcript(blocks: Sequence[Block], *, per_block_chars: int = 2000) -> str:
+    """A compact plain-text transcript of ``blocks`` for an LLM: one header line per block
+    (seq, type, author, path, tool call id, hidden) and its text trimmed to ``per_block_chars``.
+    Hidden blocks show their replacement text; binary payloads are named, not inlined."""
+    parts: list[str] = []
+    for b in blocks:
+        head = [f"[{b.seq}] {b.type}"]
+        if b.author:
+            head.append(f"author={b.author}")
+        if b.turn_id:
+            head.append(f"turn={b.turn_id}")
+        if b.path:
+            head.append(f"path={b.path}")
+        tc = b.tool_call_id
+        if tc and tc not in b.path:
+            head.append(f"tool_call_id={tc}")
+        status = b.meta.get("status")
+        if isinstance(status, str) and status:
+            head.append(f"status={status}")
+        if b.hidden:
+            head.append("hidden")
+            body = b.replacement_text
+        elif b.is_binary:
+            body = f"(binary {b.mime or 'payload'}){' ' + b.text if b.text else ''}"
+        else:
+            body = b.text
+        parts.append(
+            " ".join(head) + ("\n" + ellipsize(body.strip(), per_block_chars) if body.strip() else "")
+        )
+    return "\n\n".join(parts)
