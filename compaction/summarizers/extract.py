@@ -24,6 +24,7 @@ _CONSTRAINT_CUES = re.compile(
 )
 # A sentence giving a reason, or the assistant saying what it chose or did.
 _REASON_CUES = re.compile(r"\b(because|since|so that|due to|given that)\b|\s[—–]\s", re.IGNORECASE)
+_MIN_INSTRUCTION_WORDS = 3  # a cue-less sentence after the request: "Thanks." is not an instruction
 _FIRST_PERSON = re.compile(r"^(I|We)\s")
 _DONE = frozenset({"done", "completed", "complete", "skipped", "cancelled", "canceled", "finished"})
 _STEP_TEXT_KEYS = ("text", "title", "step", "description", "name", "task")
@@ -42,9 +43,24 @@ def _sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE_END.split(one_line(text, 4 * LINE_CHARS)) if s.strip()]
 
 
+def _is_standing(sentence: str, position: int) -> bool:
+    """A sentence with a cue word, or one that follows the prompt's request (its first sentence)
+    without naming a particular thing (no identifier) and without asking: "Summarise X. Use the
+    fiscal year starting in July." — a way of working, not a one-off request."""
+    if _CONSTRAINT_CUES.search(sentence):
+        return True
+    return (
+        position > 0
+        and not sentence.rstrip().endswith("?")
+        and len(sentence.split()) >= _MIN_INSTRUCTION_WORDS
+        and not sections.identifiers_in(sentence)
+    )
+
+
 def constraint_sentences(text: str) -> list[str]:
-    """The sentences of a user's text that state a standing instruction or limit, verbatim."""
-    return [ellipsize(s, _SENTENCE_CHARS) for s in _sentences(text) if _CONSTRAINT_CUES.search(s)]
+    """The sentences of a user's text that state a standing instruction or limit, verbatim (see
+    :func:`_is_standing`)."""
+    return [ellipsize(s, _SENTENCE_CHARS) for i, s in enumerate(_sentences(text)) if _is_standing(s, i)]
 
 
 def decision_sentences(text: str) -> list[str]:
@@ -85,21 +101,36 @@ def pending_steps(block: Block) -> list[str] | None:
     return out
 
 
-def _file_values(value: Any, depth: int = 0) -> list[str]:
+# A tool parameter under one of these names holds a file whatever its extension ("notebooks/x.ipynb").
+_FILE_KEYS = re.compile(
+    r"^(path|paths|file|files|filename|file_?path|file_?name|src|dest|destination|output|input)$", re.I
+)
+_PATH_VALUE = re.compile(r"^[\w.\-@+~/\\]+$")
+
+
+def _file_values(value: Any, depth: int = 0, *, named: bool = False) -> list[str]:
     if isinstance(value, str):
-        return [value] if sections.is_file_name_or_path(value) else []
+        if sections.is_file_name_or_path(value):
+            return [value]
+        named_file = named and 3 <= len(value) <= 200 and _PATH_VALUE.match(value) is not None
+        return [value] if named_file and ("/" in value or "." in value) else []
     if depth >= 2:
         return []
     if isinstance(value, dict):
-        return [f for v in value.values() for f in _file_values(v, depth + 1)]
+        return [
+            f
+            for k, v in value.items()
+            for f in _file_values(v, depth + 1, named=isinstance(k, str) and _FILE_KEYS.match(k) is not None)
+        ]
     if isinstance(value, list):
-        return [f for v in value[:20] for f in _file_values(v, depth + 1)]
+        return [f for v in value[:20] for f in _file_values(v, depth + 1, named=named)]
     return []
 
 
 def artifacts_of(block: Block) -> list[tuple[str, str]]:
     """``(path, action)`` of the files a block touches: an attachment is ``attached``; a tool call
-    acts on the file paths among its parameters with its tool id (``fs.write``)."""
+    acts on the file paths among its parameters (a file name with a known extension, a path, or any
+    path-like value under a key such as ``path`` or ``file``) with its tool id (``fs.write``)."""
     if block.type == USER_ATTACHMENT and block.path:
         return [(block.path, "attached")]
     if block.type != TOOL_CALL:
@@ -115,6 +146,8 @@ def salient_texts(block: Block) -> tuple[str, str]:
     """(the text whose identifiers matter, the listing text) of a block: a JSON tool result's
     arrays (records of a listing) are the listing, its other values the answer."""
     text = visible_text(block)
+    if block.type == USER_ATTACHMENT:  # a file's content (a table, a list): like a tool's listing
+        return "", text
     if block.type != TOOL_RESULT or block.hidden:
         return text, ""
     data = _json(text)

@@ -15,6 +15,7 @@ from compaction.summarizers.budget import (
     artifact_lines,
     drop_sequence,
     fit,
+    is_acknowledgement,
     protected_requests,
 )
 from compaction.summarizers.extract import (
@@ -29,7 +30,7 @@ from compaction.summarizers.extract import (
     salient_texts,
     visible_text,
 )
-from timeline_app.domain.blocks import ASSISTANT_COMPLETION, PLAN, USER_PROMPT, Block
+from timeline_app.domain.blocks import ASSISTANT_COMPLETION, PLAN, USER_ATTACHMENT, USER_PROMPT, Block
 from timeline_app.domain.text import one_line
 
 
@@ -72,7 +73,11 @@ class ExtractiveSummarizer:
         for b in blocks:
             label = f"[{b.turn_id}] " if b.turn_id else ""
             text = visible_text(b)
-            if b.type == USER_PROMPT or b.author == "user":
+            if b.type == USER_ATTACHMENT:
+                pass  # a file, not a request: "Artifacts" names it, its text is read back by path
+            elif (b.type == USER_PROMPT or b.author == "user") and is_acknowledgement(text):
+                pass  # "ok", "Thanks, keep going.": no request, no instruction
+            elif b.type == USER_PROMPT or b.author == "user":
                 if text.strip():
                     state.add(sections.GOALS, f"- {label}{one_line(text, LINE_CHARS)}", b.seq)
                 if b.type == USER_PROMPT:

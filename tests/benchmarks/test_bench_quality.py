@@ -2,9 +2,8 @@
 each kind, cut to 15 planned turns, each played on until it has compacted twice) runs through the
 API with the extractive summarizer; a probe type whose visible share drops below its floor fails.
 
-The floor is the issue's goal where the extractive summarizer reaches it on this subset, else the
-share it reaches today (docs/quality.md has the full run and the gaps): a change to the generator,
-the summarizer or the render that loses working state shows up here. Deterministic: the same seed
+The floor is the issue's goal (docs/quality.md has the full run): a change to the generator, the
+summarizer or the render that loses working state shows up here. Deterministic: the same seed
 gives the same sessions, and nothing in a render depends on the clock or on random ids.
 """
 
@@ -21,9 +20,8 @@ from timeline_app.benchmarks.quality.sessions import KINDS, PENDING_STEP, PROBE_
 
 pytestmark = pytest.mark.django_db
 
-# Below the goal today (the subset's share, one check of margin): identifiers 92.9 % of 84,
-# instructions 97.0 % of 33, artifacts 95.8 % of 24.
-FLOORS = {**GOALS, "identifier": 0.91, "instruction": 0.93, "artifact": 0.91}
+# The floors are the issue's goals: the extractive summary meets every one on this subset.
+FLOORS = GOALS
 
 
 @pytest.fixture(scope="module")
