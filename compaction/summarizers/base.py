@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
 from timeline_app.domain.blocks import Block
@@ -13,6 +14,29 @@ Purpose = Literal["history", "split_turn"]
 
 class SummarizerError(Exception):
     """A summarizer could not produce a summary. The message is short and safe to store."""
+
+
+@dataclass(frozen=True)
+class SdkErrors:
+    """An LLM SDK's exception classes, for :meth:`short`: the message a :class:`SummarizerError`
+    carries — status code and error type only, never the key, the prompt or the response body."""
+
+    vendor: str
+    status: type[BaseException]
+    timeout: type[BaseException]  # checked before ``connection`` (the SDKs' timeout is one)
+    connection: type[BaseException]
+    kind_attributes: tuple[str, ...] = ("type",)  # where the error type is, first set wins
+
+    def short(self, exc: BaseException) -> str:
+        if isinstance(exc, self.status):
+            kinds = (getattr(exc, name, None) for name in self.kind_attributes)
+            kind = next((k for k in kinds if k), None) or type(exc).__name__
+            return f"{self.vendor} API error {getattr(exc, 'status_code', '?')} ({kind})"
+        if isinstance(exc, self.timeout):
+            return f"{self.vendor} API timeout"
+        if isinstance(exc, self.connection):
+            return f"{self.vendor} API connection error"
+        return f"{self.vendor} error ({type(exc).__name__})"
 
 
 @runtime_checkable
