@@ -13,11 +13,13 @@ from compaction.summarizers.extract import (
     MIN_REQUEST_WORDS,
     artifacts_of,
     estimate_tokens,
+    has_constraint_cue,
 )
 from timeline_app.domain.blocks import Block
 from timeline_app.domain.tokens import count_text_tokens
 
 # What the summary keeps when it must drop lines (most needed last), see ``drop_sequence``:
+# 0. the constraints without a cue word beyond a fifth of the budget (newest first);
 # 1. paths and tool call ids (the digest keeps every one, and search finds them), then progress
 #    lines taken from this range's completions and "Critical context";
 # 2. identifiers met only inside a tool result's listings (arrays of records), lowest ranked first;
@@ -35,6 +37,7 @@ _ACK_WORDS = frozenset(
         "carry proceed keep going with the next step steps plan please by me that is all right alright",
     )
 )
+_CUELESS_SHARE = 0.2
 PREVIOUS_AGE = -(10**9)  # lines of the previous summary are older than any block
 
 
@@ -121,7 +124,22 @@ def artifact_lines(
     return [line for line, _ in ordered], [age for _, age in ordered]
 
 
-def drop_sequence(state: Lines, *, stated_identifiers: int, previous_progress: int) -> list[tuple[str, int]]:
+def _constraints_over_share(constraints: Sequence[str], max_tokens: int) -> list[int]:
+    """The constraint lines without a cue word (see :func:`has_constraint_cue`) beyond the oldest that
+    fit in :data:`_CUELESS_SHARE` of the budget, newest first. Every sentence after a request may be
+    one; the newest also stand in the latest requests, kept verbatim."""
+    spent, over = 0, []
+    for i, line in enumerate(constraints):
+        if not has_constraint_cue(line):
+            spent += estimate_tokens(line) + 1
+            if spent > max_tokens * _CUELESS_SHARE:
+                over.append(i)
+    return over[::-1]
+
+
+def drop_sequence(
+    state: Lines, *, stated_identifiers: int, previous_progress: int, max_tokens: int
+) -> list[tuple[str, int]]:
     """Lines in the order they are dropped (see the comment above ``_RECENT_REQUESTS``)."""
     lines, ages = state.lines, state.ages
 
@@ -133,7 +151,10 @@ def drop_sequence(state: Lines, *, stated_identifiers: int, previous_progress: i
     progress = sections.PROGRESS
     identifiers = sections.IDENTIFIERS.key
     recent = protected_requests(lines[goals])
-    order = oldest_first(sections.PATHS)
+    constraints = sections.CONSTRAINTS.key
+    over = _constraints_over_share(lines[constraints], max_tokens)
+    order = [(constraints, i) for i in over]
+    order += oldest_first(sections.PATHS)
     order += oldest_first(progress, range(previous_progress, len(lines[progress.key])))
     order += oldest_first(sections.CRITICAL)
     order += [(identifiers, i) for i in range(len(lines[identifiers]) - 1, stated_identifiers - 1, -1)]
@@ -148,7 +169,7 @@ def drop_sequence(state: Lines, *, stated_identifiers: int, previous_progress: i
     order += sorted(pool, key=lambda pair: ages[pair[0]][pair[1]])
     order += [(sections.NEXT_STEPS.key, i) for i in range(len(lines[sections.NEXT_STEPS.key]) - 1, -1, -1)]
     order += [(goals, i) for i in recent]
-    order += [(sections.CONSTRAINTS.key, i) for i in range(len(lines[sections.CONSTRAINTS.key]) - 1, -1, -1)]
+    order += [(constraints, i) for i in range(len(lines[constraints]) - 1, -1, -1) if i not in over]
     if lines[goals]:
         order.append((goals, 0))
     return order

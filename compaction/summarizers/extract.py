@@ -43,11 +43,16 @@ def _sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE_END.split(one_line(text, 4 * LINE_CHARS)) if s.strip()]
 
 
+def has_constraint_cue(text: str) -> bool:
+    """Does ``text`` hold a word that marks a standing instruction or limit (always, never, only…)?"""
+    return _CONSTRAINT_CUES.search(text) is not None
+
+
 def _is_standing(sentence: str, position: int) -> bool:
     """A sentence with a cue word, or one that follows the prompt's request (its first sentence)
     without naming a particular thing (no identifier) and without asking: "Summarise X. Use the
     fiscal year starting in July." — a way of working, not a one-off request."""
-    if _CONSTRAINT_CUES.search(sentence):
+    if has_constraint_cue(sentence):
         return True
     return (
         position > 0

@@ -156,7 +156,9 @@ class ExtractiveSummarizer:
         rest = [line for line in ranked if line not in age_of]
         lines[sections.IDENTIFIERS.key] = first + rest
         state.ages[sections.IDENTIFIERS.key] = [age_of[line] for line in first] + [0] * len(rest)
-        order = drop_sequence(state, stated_identifiers=len(first), previous_progress=previous_progress)
+        order = drop_sequence(
+            state, stated_identifiers=len(first), previous_progress=previous_progress, max_tokens=max_tokens
+        )
         if purpose == "split_turn":
             return fit("", lines, max_tokens, order, level=3)
         return fit(sections.SUMMARY_TITLE, lines, max_tokens, order)

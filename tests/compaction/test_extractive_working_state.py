@@ -181,3 +181,31 @@ def test_acknowledgements_are_not_requests_and_questions_do_not_push_the_request
         for k in range(60)
     ]
     assert "- [t2] Find three replications of PMID12345678 soon." in _summary(rows, max_tokens=140)["goals"]
+
+
+def test_cue_less_instructions_beyond_a_fifth_of_the_budget_go_first() -> None:
+    rows: list[dict[str, object]] = [
+        {
+            "type": "user.prompt",
+            "author": "user",
+            "text": "Fix the parser. Use the fiscal year starting in July.",
+        },
+        {
+            "type": "react.tool.call",
+            "path": "tc:t2.tc_1.call",
+            "meta": {"tool_id": "fs.write", "tool_call_id": "tc_1"},
+            "text": json.dumps({"params": {"path": "src/parser/main.py"}}),
+        },
+        *(
+            {
+                "type": "user.prompt",
+                "author": "user",
+                "text": f"Look at step {k} of the parser again. Then run the whole test suite once more, step {k}.",
+            }
+            for k in range(40)
+        ),
+    ]
+    lines = _summary(rows, max_tokens=400)
+    assert lines["constraints"][0] == "- Use the fiscal year starting in July."  # the oldest stays
+    assert sum(len(line) // 4 + 2 for line in lines["constraints"]) <= 400 * 0.2 + 30
+    assert lines["artifacts"] == ["- `src/parser/main.py` — fs.write (tc:t2.tc_1.call)"]
