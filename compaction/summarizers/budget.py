@@ -13,13 +13,14 @@ from compaction.summarizers.extract import (
     MIN_REQUEST_WORDS,
     artifacts_of,
     estimate_tokens,
-    has_constraint_cue,
+    is_clear_constraint,
 )
 from timeline_app.domain.blocks import Block
 from timeline_app.domain.tokens import count_text_tokens
 
 # What the summary keeps when it must drop lines (most needed last), see ``drop_sequence``:
-# 0. the constraints without a cue word beyond a fifth of the budget (newest first);
+# 0. the constraints without a cue word or naming an identifier beyond a fifth of the budget
+#    (newest first);
 # 1. paths and tool call ids (the digest keeps every one, and search finds them), then progress
 #    lines taken from this range's completions and "Critical context";
 # 2. identifiers met only inside a tool result's listings (arrays of records), lowest ranked first;
@@ -125,12 +126,12 @@ def artifact_lines(
 
 
 def _constraints_over_share(constraints: Sequence[str], max_tokens: int) -> list[int]:
-    """The constraint lines without a cue word (see :func:`has_constraint_cue`) beyond the oldest that
-    fit in :data:`_CUELESS_SHARE` of the budget, newest first. Every sentence after a request may be
-    one; the newest also stand in the latest requests, kept verbatim."""
+    """The constraint lines that are not clear (see :func:`is_clear_constraint`) beyond the oldest
+    that fit in :data:`_CUELESS_SHARE` of the budget, newest first. Any sentence after a request, or
+    a request with a cue word, may be one; the newest also stand in the latest requests, verbatim."""
     spent, over = 0, []
     for i, line in enumerate(constraints):
-        if not has_constraint_cue(line):
+        if not is_clear_constraint(line):
             spent += estimate_tokens(line) + 1
             if spent > max_tokens * _CUELESS_SHARE:
                 over.append(i)

@@ -25,6 +25,10 @@ _CONSTRAINT_CUES = re.compile(
 # A sentence giving a reason, or the assistant saying what it chose or did.
 _REASON_CUES = re.compile(r"\b(because|since|so that|due to|given that)\b|\s[—–]\s", re.IGNORECASE)
 _MIN_INSTRUCTION_WORDS = 3  # a cue-less sentence after the request: "Thanks." is not an instruction
+# "ok", "Sure," run into the next sentence without a full stop: "ok Use the fiscal year…".
+_ACK_OPENER = re.compile(
+    r"^(?:(?i:ok|okay|yes|yep|sure|thanks|fine|great|good|perfect|alright)[,!]?\s+)+(?=[A-Z])"
+)
 _FIRST_PERSON = re.compile(r"^(I|We)\s")
 _DONE = frozenset({"done", "completed", "complete", "skipped", "cancelled", "canceled", "finished"})
 _STEP_TEXT_KEYS = ("text", "title", "step", "description", "name", "task")
@@ -43,16 +47,18 @@ def _sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE_END.split(one_line(text, 4 * LINE_CHARS)) if s.strip()]
 
 
-def has_constraint_cue(text: str) -> bool:
-    """Does ``text`` hold a word that marks a standing instruction or limit (always, never, only…)?"""
-    return _CONSTRAINT_CUES.search(text) is not None
+def is_clear_constraint(text: str) -> bool:
+    """A constraint line with a word that marks a standing instruction or limit (always, never,
+    only…) and no identifier. Those that name one ("Rebook PNR0J5MO and keep LX5479 as it is.") are
+    as likely a one-off request as the cue-less ones."""
+    return _CONSTRAINT_CUES.search(text) is not None and not sections.identifiers_in(text)
 
 
 def _is_standing(sentence: str, position: int) -> bool:
     """A sentence with a cue word, or one that follows the prompt's request (its first sentence)
     without naming a particular thing (no identifier) and without asking: "Summarise X. Use the
     fiscal year starting in July." — a way of working, not a one-off request."""
-    if has_constraint_cue(sentence):
+    if _CONSTRAINT_CUES.search(sentence):
         return True
     return (
         position > 0
@@ -64,8 +70,13 @@ def _is_standing(sentence: str, position: int) -> bool:
 
 def constraint_sentences(text: str) -> list[str]:
     """The sentences of a user's text that state a standing instruction or limit, verbatim (see
-    :func:`_is_standing`)."""
-    return [ellipsize(s, _SENTENCE_CHARS) for i, s in enumerate(_sentences(text)) if _is_standing(s, i)]
+    :func:`_is_standing`). An acknowledgement run into the next sentence ("ok Use the fiscal year
+    starting in July.") is a sentence of its own."""
+    sentences = _sentences(text)
+    opener = _ACK_OPENER.match(sentences[0]) if sentences else None
+    if opener is not None:
+        sentences[:1] = [sentences[0][: opener.end()].rstrip(), sentences[0][opener.end() :]]
+    return [ellipsize(s, _SENTENCE_CHARS) for i, s in enumerate(sentences) if _is_standing(s, i)]
 
 
 def decision_sentences(text: str) -> list[str]:

@@ -209,3 +209,34 @@ def test_cue_less_instructions_beyond_a_fifth_of_the_budget_go_first() -> None:
     assert lines["constraints"][0] == "- Use the fiscal year starting in July."  # the oldest stays
     assert sum(len(line) // 4 + 2 for line in lines["constraints"]) <= 400 * 0.2 + 30
     assert lines["artifacts"] == ["- `src/parser/main.py` — fs.write (tc:t2.tc_1.call)"]
+
+
+def test_an_acknowledgement_run_into_an_instruction_is_split_off() -> None:
+    lines = _summary(
+        [{"type": "user.prompt", "author": "user", "text": "ok Use the fiscal year starting in July."}]
+    )
+    assert lines["constraints"] == ["- Use the fiscal year starting in July."]
+
+
+def test_requests_with_a_cue_word_and_an_identifier_share_the_fifth_of_the_budget() -> None:
+    rows: list[dict[str, object]] = [
+        {"type": "user.prompt", "author": "user", "text": "Book a flight. No flights departing before 8am."},
+        *(
+            {
+                "type": "user.prompt",
+                "author": "user",
+                "text": f"Rebook PNR{k:05d} to a later departure to Oslo and keep LX{1000 + k} as it is.",
+            }
+            for k in range(30)
+        ),
+        {
+            "type": "user.attachment",
+            "author": "user",
+            "path": "fi:t99.user.attachments/visa_letter_1.txt",
+            "text": "letter",
+        },
+    ]
+    lines = _summary(rows, max_tokens=400)
+    assert lines["constraints"][0] == "- No flights departing before 8am."
+    assert len(lines["constraints"]) < 10
+    assert lines["artifacts"] == ["- `fi:t99.user.attachments/visa_letter_1.txt` — attached"]
