@@ -14,7 +14,7 @@ from typing import Any
 
 import anthropic
 
-from compaction.summarizers import Purpose, SummarizerError
+from compaction.summarizers.base import Purpose, SdkErrors, SummarizerError
 from compaction.summary_prompt import SYSTEM_PROMPT, CachedPrefix, cached_instruction, user_message
 from timeline_app.domain.blocks import Block
 
@@ -32,16 +32,9 @@ def _is_prompt_too_long(exc: anthropic.APIStatusError) -> bool:
     return PROMPT_TOO_LONG in text
 
 
-def _short_error(exc: BaseException) -> str:
-    """Status code and error type only: never the key, the prompt or the response body."""
-    if isinstance(exc, anthropic.APIStatusError):
-        kind = getattr(exc, "type", None) or type(exc).__name__
-        return f"anthropic API error {exc.status_code} ({kind})"
-    if isinstance(exc, anthropic.APITimeoutError):
-        return "anthropic API timeout"
-    if isinstance(exc, anthropic.APIConnectionError):
-        return "anthropic API connection error"
-    return f"anthropic error ({type(exc).__name__})"
+_ERRORS = SdkErrors(
+    "anthropic", anthropic.APIStatusError, anthropic.APITimeoutError, anthropic.APIConnectionError
+)
 
 
 class AnthropicSummarizer:
@@ -87,26 +80,26 @@ class AnthropicSummarizer:
                 return self._call_cached(self.cached_prefix, previous_summary, max_tokens)
             except anthropic.APIStatusError as exc:
                 if exc.status_code >= 500 or exc.status_code == 429:
-                    raise SummarizerError(_short_error(exc)) from None
+                    raise SummarizerError(_ERRORS.short(exc)) from None
                 log.info(
                     "the cached-prefix summary request was refused (%s); sending the transcript",
                     exc.status_code,
                 )
             except anthropic.AnthropicError as exc:
-                raise SummarizerError(_short_error(exc)) from None
+                raise SummarizerError(_ERRORS.short(exc)) from None
         try:
             return self._call(blocks, previous_summary, max_tokens, purpose)
         except anthropic.APIStatusError as exc:
             if not _is_prompt_too_long(exc) or len(blocks) < 2:
-                raise SummarizerError(_short_error(exc)) from None
+                raise SummarizerError(_ERRORS.short(exc)) from None
             log.info("summary prompt too long (%d blocks); retrying with the newer half", len(blocks))
         except anthropic.AnthropicError as exc:
-            raise SummarizerError(_short_error(exc)) from None
+            raise SummarizerError(_ERRORS.short(exc)) from None
         # One retry without the oldest half of the transcript.
         try:
             return self._call(blocks[len(blocks) // 2 :], previous_summary, max_tokens, purpose)
         except anthropic.AnthropicError as exc:
-            raise SummarizerError(_short_error(exc)) from None
+            raise SummarizerError(_ERRORS.short(exc)) from None
 
     def _call_cached(self, prefix: CachedPrefix, previous_summary: str | None, max_tokens: int) -> str:
         """The context's cached prefix byte for byte, then the instruction (cache-read priced)."""

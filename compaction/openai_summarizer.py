@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import openai
 
-from compaction.summarizers import Purpose, SummarizerError
+from compaction.summarizers.base import Purpose, SdkErrors, SummarizerError
 from compaction.summary_prompt import SYSTEM_PROMPT, user_message
 from timeline_app.domain.blocks import Block
 
@@ -34,16 +34,13 @@ def _is_context_too_long(exc: openai.APIStatusError) -> bool:
     return any(marker in text for marker in CONTEXT_TOO_LONG)
 
 
-def _short_error(exc: BaseException) -> str:
-    """Status code and error type only: never the key, the prompt or the response body."""
-    if isinstance(exc, openai.APIStatusError):
-        kind = getattr(exc, "type", None) or getattr(exc, "code", None) or type(exc).__name__
-        return f"openai API error {exc.status_code} ({kind})"
-    if isinstance(exc, openai.APITimeoutError):
-        return "openai API timeout"
-    if isinstance(exc, openai.APIConnectionError):
-        return "openai API connection error"
-    return f"openai error ({type(exc).__name__})"
+_ERRORS = SdkErrors(
+    "openai",
+    openai.APIStatusError,
+    openai.APITimeoutError,
+    openai.APIConnectionError,
+    kind_attributes=("type", "code"),
+)
 
 
 class OpenAISummarizer:
@@ -84,14 +81,14 @@ class OpenAISummarizer:
             return self._call(blocks, previous_summary, max_tokens, purpose)
         except openai.APIStatusError as exc:
             if not _is_context_too_long(exc) or len(blocks) < 2:
-                raise SummarizerError(_short_error(exc)) from None
+                raise SummarizerError(_ERRORS.short(exc)) from None
             log.info("summary prompt too long (%d blocks); retrying with the newer half", len(blocks))
         except openai.OpenAIError as exc:
-            raise SummarizerError(_short_error(exc)) from None
+            raise SummarizerError(_ERRORS.short(exc)) from None
         try:
             return self._call(blocks[len(blocks) // 2 :], previous_summary, max_tokens, purpose)
         except openai.OpenAIError as exc:
-            raise SummarizerError(_short_error(exc)) from None
+            raise SummarizerError(_ERRORS.short(exc)) from None
 
     def _call(
         self, blocks: Sequence[Block], previous_summary: str | None, max_tokens: int, purpose: Purpose

@@ -32,13 +32,15 @@ class Section:
 GOALS = Section(
     "goals",
     "Goals / requests",
-    "what the user asked for, in their words where it matters; the first goal and the latest request verbatim",
+    "what the user asked for, in their words where it matters; the first goal and the latest requests "
+    "verbatim (not acknowledgements such as 'ok' or 'go on'; attached files go under Artifacts)",
 )
 CONSTRAINTS = Section(
     "constraints",
     "Constraints",
-    "standing instructions, requirements, preferences and limits stated so far, each copied verbatim "
-    "(they hold for the rest of the conversation)",
+    "standing instructions, requirements, preferences and limits stated so far, each copied verbatim, "
+    "also those without a word like always or never ('Use the fiscal year starting in July.'); "
+    "they hold for the rest of the conversation",
 )
 PROGRESS = Section("progress", "Progress", "what has been done")
 DECISIONS = Section("decisions", "Decisions", "choices made, each with its reason")
@@ -60,8 +62,9 @@ ERRORS = Section("errors", "Errors", "errors met, with the path or tool call whe
 IDENTIFIERS = Section(
     "identifiers",
     "Key identifiers",
-    "one per line, copied verbatim: invoice and order numbers, ticket ids, transaction ids, "
-    "error codes, file paths and URLs the agent may need again",
+    "one per line, copied verbatim: invoice and order numbers, ticket ids, transaction ids, booking "
+    "codes, DOIs, test ids, figure and table references, error codes, file paths and URLs the agent "
+    "may need again",
 )
 PATHS = Section(
     "paths",
@@ -176,6 +179,11 @@ _EMAIL = re.compile(r"^[\w.+\-]+@[\w\-]+(\.[\w\-]+)+$")
 _SEGMENTED = re.compile(r"^[A-Za-z0-9]+(?:[-_.:#/][A-Za-z0-9]+)+$")
 _SCREAMING = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _ALNUM = re.compile(r"^[A-Za-z0-9]{4,}$")
+_CODE_LETTERS = re.compile(r"^[A-Z]{6,8}$")  # booking and record locators: GNIBPH, PNREXOSI
+_DOI = re.compile(r"^10\.\d{4,9}/\S+$")
+_TEST_ID = re.compile(r"^[\w.\-/\\]+\.py::[\w\[\]\-.:]+$")  # pytest node ids: tests/x/test_y.py::test_z
+# References written as two words: "Figure 3a", "Table 12", "Appendix B2".
+_REFERENCE = re.compile(r"\b(?:Figure|Fig\.|Table|Chart|Exhibit|Appendix|Listing)\s+[A-Z]?\d+[a-z]?\b")
 _UNIT = re.compile(r"^\d+[a-z]{1,3}$")  # 100ms, 24h, 10th: quantities, not identifiers
 _DATE_TIME = re.compile(r"^\d{1,4}[-/:.]\d{1,2}([-/:.T]\d|$)")
 _PATH_SEGMENT = re.compile(r"^[\w.\-@+]+$")
@@ -184,7 +192,8 @@ _FILE_EXTENSIONS = frozenset(
     re.findall(
         r"\w+",
         "py js ts tsx jsx json csv tsv pdf txt log md yaml yml toml ini cfg xml html sql sh go rs java "
-        "rb php c h cpp png jpg jpeg gif webp svg docx xlsx pptx zip tar gz parquet",
+        "rb php c h cpp png jpg jpeg gif webp svg docx xlsx pptx zip tar gz parquet ipynb xls ods odt "
+        "rtf tex bib r rmd jsonl ndjson feather avro orc sqlite db pkl npy npz h5 kt swift scala",
     )
 )
 _MAX_CHARS_PER_TEXT = 100_000
@@ -217,9 +226,9 @@ def _is_file_path(token: str) -> bool:
 def is_identifier(token: str) -> bool:
     """Does ``token`` (one word of a block's text) look like an identifier worth keeping verbatim?
 
-    Yes: URLs, e-mail addresses, file paths (absolute, or relative with an extension or three
+    Yes: URLs, e-mail addresses, DOIs, pytest node ids, file paths (absolute, or relative with an extension or three
     segments), file names with a known extension, ``#1234`` references, numbers of five digits or
-    more, SCREAMING_SNAKE codes, and words of letters and digits (``INV-2024-0042``, ``E4021``,
+    more, SCREAMING_SNAKE codes, locators of six to eight capitals (``GNIBPH``), and words of letters and digits (``INV-2024-0042``, ``E4021``,
     ``txn_8f3a2c91``). No: block paths and tool call ids (the paths section has them), dates and
     times, quantities like ``100ms``.
     """
@@ -227,6 +236,8 @@ def is_identifier(token: str) -> bool:
         return False
     if token.startswith(("http://", "https://")):
         return _URL.match(token) is not None
+    if _DOI.match(token) or _TEST_ID.match(token):
+        return True
     if "@" in token:
         return _EMAIL.match(token) is not None
     if "/" in token or "\\" in token:
@@ -235,7 +246,7 @@ def is_identifier(token: str) -> bool:
         return token[1:].isdigit() and len(token) >= 4
     if token.isdigit():
         return len(token) >= 5
-    if _SCREAMING.match(token):
+    if _SCREAMING.match(token) or _CODE_LETTERS.match(token):
         return True
     if _has_extension(token) and _PATH_SEGMENT.match(token):
         return True
@@ -254,13 +265,16 @@ def is_file_name_or_path(token: str) -> bool:
 
 
 def identifiers_in(text: str) -> list[str]:
-    """The identifiers of ``text`` in order of appearance (repeats included)."""
-    found: list[str] = []
-    for raw in _TOKEN.findall(text[:_MAX_CHARS_PER_TEXT]):
-        token = raw.strip(_STRIP)
+    """The identifiers of ``text`` in order of appearance (repeats included): the words
+    :func:`is_identifier` accepts and two-word references ("Figure 3a", "Table 12")."""
+    text = text[:_MAX_CHARS_PER_TEXT]
+    found: list[tuple[int, str]] = []
+    for match in _TOKEN.finditer(text):
+        token = match.group().strip(_STRIP)
         if token and is_identifier(token):
-            found.append(token)
-    return found
+            found.append((match.start(), token))
+    found.extend((match.start(), match.group()) for match in _REFERENCE.finditer(text))
+    return [token for _, token in sorted(found, key=lambda pair: pair[0])]
 
 
 def rank_identifiers(texts: Iterable[str]) -> list[str]:

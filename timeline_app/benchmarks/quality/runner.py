@@ -278,7 +278,9 @@ class SessionRun:
         compacted = [p for p in planted if self.seq_of[p.origin][0] < first_retained]
         due: list[Probe] = []
         latest_request = [p for p in planted if p.type == LATEST_REQUEST][-1:]
-        latest_plan = [p for p in planted if p.type == PENDING_STEP][-1:]
+        # The newest plan block written (a plan whose steps are all done plants no probe, and the
+        # steps an older version of it listed as pending are done now).
+        latest_plan_turn = max((i for i, role in self.seq_of if role == "plan" and i <= index), default=None)
         for p in compacted:
             if p.type == INSTRUCTION:
                 due.append(p)
@@ -286,7 +288,7 @@ class SessionRun:
                 if p in latest_request:
                     due.append(p)
             elif p.type == PENDING_STEP:
-                if latest_plan and p.key == latest_plan[0].key:
+                if p.origin[0] == latest_plan_turn:
                     due.append(p)
             else:
                 first = self.first_covered.setdefault(id(p), self.compactions)

@@ -1,0 +1,208 @@
+"""What the extractive summarizer takes from one block (pure): the user's standing instructions,
+the assistant's decisions, a plan's pending steps, the files a block touches, errors and the key
+identifiers."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from compaction import summary_sections as sections
+from timeline_app.domain.blocks import TOOL_CALL, TOOL_RESULT, USER_ATTACHMENT, Block
+from timeline_app.domain.text import ellipsize, one_line
+
+LINE_CHARS = 600  # one extracted line at most
+_SENTENCE_CHARS = 300
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# Words that make a user's sentence a standing instruction or limit rather than a one-off request.
+_CONSTRAINT_CUES = re.compile(
+    r"\b(always|never|every|only|must|do not|don't|no|keep|budget|avoid|need|prefer|make sure|"
+    r"exclude|ignore|at most|at least|instead)\b",
+    re.IGNORECASE,
+)
+# A sentence giving a reason, or the assistant saying what it chose or did.
+_REASON_CUES = re.compile(r"\b(because|since|so that|due to|given that)\b|\s[—–]\s", re.IGNORECASE)
+_MIN_INSTRUCTION_WORDS = 3  # a cue-less sentence after the request: "Thanks." is not an instruction
+# "ok", "Sure," run into the next sentence without a full stop: "ok Use the fiscal year…".
+_ACK_OPENER = re.compile(
+    r"^(?:(?i:ok|okay|yes|yep|sure|thanks|fine|great|good|perfect|alright)[,!]?\s+)+(?=[A-Z])"
+)
+_FIRST_PERSON = re.compile(r"^(I|We)\s")
+_DONE = frozenset({"done", "completed", "complete", "skipped", "cancelled", "canceled", "finished"})
+_STEP_TEXT_KEYS = ("text", "title", "step", "description", "name", "task")
+ARTIFACT_LINE = re.compile(r"^- `([^`]+)`")
+LABEL = re.compile(r"^- \[[^\]]*\] ")
+MIN_REQUEST_WORDS = 4  # "ok", "Go on.": a follow-up without an identifier is not a request
+
+
+def first_sentence(text: str) -> str:
+    flat = one_line(text, LINE_CHARS)
+    match = _SENTENCE_END.search(flat)
+    return flat[: match.start()] if match else flat
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE_END.split(one_line(text, 4 * LINE_CHARS)) if s.strip()]
+
+
+def is_clear_constraint(text: str) -> bool:
+    """A constraint line with a word that marks a standing instruction or limit (always, never,
+    only…) and no identifier. Those that name one ("Rebook PNR0J5MO and keep LX5479 as it is.") are
+    as likely a one-off request as the cue-less ones."""
+    return _CONSTRAINT_CUES.search(text) is not None and not sections.identifiers_in(text)
+
+
+def _is_standing(sentence: str, position: int) -> bool:
+    """A sentence with a cue word, or one that follows the prompt's request (its first sentence)
+    without naming a particular thing (no identifier) and without asking: "Summarise X. Use the
+    fiscal year starting in July." — a way of working, not a one-off request."""
+    if _CONSTRAINT_CUES.search(sentence):
+        return True
+    return (
+        position > 0
+        and not sentence.rstrip().endswith("?")
+        and len(sentence.split()) >= _MIN_INSTRUCTION_WORDS
+        and not sections.identifiers_in(sentence)
+    )
+
+
+def constraint_sentences(text: str) -> list[str]:
+    """The sentences of a user's text that state a standing instruction or limit, verbatim (see
+    :func:`_is_standing`). An acknowledgement run into the next sentence ("ok Use the fiscal year
+    starting in July.") is a sentence of its own."""
+    sentences = _sentences(text)
+    opener = _ACK_OPENER.match(sentences[0]) if sentences else None
+    if opener is not None:
+        sentences[:1] = [sentences[0][: opener.end()].rstrip(), sentences[0][opener.end() :]]
+    return [ellipsize(s, _SENTENCE_CHARS) for i, s in enumerate(sentences) if _is_standing(s, i)]
+
+
+def decision_sentences(text: str) -> list[str]:
+    """The sentences of an assistant's text that give a reason or say what it chose or did."""
+    return [
+        ellipsize(s, _SENTENCE_CHARS)
+        for s in _sentences(text)
+        if _REASON_CUES.search(s) or _FIRST_PERSON.match(s)
+    ]
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def pending_steps(block: Block) -> list[str] | None:
+    """The steps not done of a ``react.plan`` block (JSON ``{"steps": [...]}``, each step a string
+    or an object with a text and a ``status``/``done``); None when the block holds no plan."""
+    data = _json(visible_text(block))
+    steps = data.get("steps") if isinstance(data, dict) else data if isinstance(data, list) else None
+    if not isinstance(steps, list):
+        return None
+    out: list[str] = []
+    for step in steps:
+        if isinstance(step, str):
+            out.append(one_line(step, _SENTENCE_CHARS))
+            continue
+        if not isinstance(step, dict):
+            continue
+        text = next((step[k] for k in _STEP_TEXT_KEYS if isinstance(step.get(k), str)), "")
+        status = step.get("status")
+        done = step.get("done") is True or (isinstance(status, str) and status.lower() in _DONE)
+        if text.strip() and not done:
+            out.append(one_line(text, _SENTENCE_CHARS))
+    return out
+
+
+# A tool parameter under one of these names holds a file whatever its extension ("notebooks/x.ipynb").
+_FILE_KEYS = re.compile(
+    r"^(path|paths|file|files|filename|file_?path|file_?name|src|dest|destination|output|input)$", re.I
+)
+_PATH_VALUE = re.compile(r"^[\w.\-@+~/\\]+$")
+
+
+def _file_values(value: Any, depth: int = 0, *, named: bool = False) -> list[str]:
+    if isinstance(value, str):
+        if sections.is_file_name_or_path(value):
+            return [value]
+        named_file = named and 3 <= len(value) <= 200 and _PATH_VALUE.match(value) is not None
+        return [value] if named_file and ("/" in value or "." in value) else []
+    if depth >= 2:
+        return []
+    if isinstance(value, dict):
+        return [
+            f
+            for k, v in value.items()
+            for f in _file_values(v, depth + 1, named=isinstance(k, str) and _FILE_KEYS.match(k) is not None)
+        ]
+    if isinstance(value, list):
+        return [f for v in value[:20] for f in _file_values(v, depth + 1, named=named)]
+    return []
+
+
+def artifacts_of(block: Block) -> list[tuple[str, str]]:
+    """``(path, action)`` of the files a block touches: an attachment is ``attached``; a tool call
+    acts on the file paths among its parameters (a file name with a known extension, a path, or any
+    path-like value under a key such as ``path`` or ``file``) with its tool id (``fs.write``)."""
+    if block.type == USER_ATTACHMENT and block.path:
+        return [(block.path, "attached")]
+    if block.type != TOOL_CALL:
+        return [(block.path, "produced")] if block.path.startswith("fi:") else []
+    data = _json(block.text)
+    params = data.get("params", data) if isinstance(data, dict) else None
+    tool_id = block.meta.get("tool_id") or (data.get("tool_id") if isinstance(data, dict) else "")
+    action = tool_id if isinstance(tool_id, str) and tool_id else "tool call"
+    return [(path, action) for path in dict.fromkeys(_file_values(params))]
+
+
+def salient_texts(block: Block) -> tuple[str, str]:
+    """(the text whose identifiers matter, the listing text) of a block: a JSON tool result's
+    arrays (records of a listing) are the listing, its other values the answer."""
+    text = visible_text(block)
+    if block.type == USER_ATTACHMENT:  # a file's content (a table, a list): like a tool's listing
+        return "", text
+    if block.type != TOOL_RESULT or block.hidden:
+        return text, ""
+    data = _json(text)
+    if not isinstance(data, dict):
+        return text, ""
+    answer = {k: v for k, v in data.items() if not isinstance(v, list)}
+    listing = {k: v for k, v in data.items() if isinstance(v, list)}
+    return json.dumps(answer, ensure_ascii=False), json.dumps(listing, ensure_ascii=False) if listing else ""
+
+
+def is_error(block: Block) -> bool:
+    if block.meta.get("status") == "error":
+        return True
+    return block.type == TOOL_RESULT and block.text[:64].lstrip().lower().startswith("error")
+
+
+def estimate_tokens(line: str) -> int:
+    # About 4 characters per token for English prose; paths and ids are denser, so the rendered
+    # result is always verified with the real tokenizer (and the budget tightened when needed).
+    return len(line) // 4 + 1
+
+
+def visible_text(block: Block) -> str:
+    return block.replacement_text if block.hidden else block.text
+
+
+def identifier_lines(blocks: Sequence[Block], previous: Sequence[str] = ()) -> list[str]:
+    """The "Key identifiers" lines: every identifier of the previous lines and of the blocks' texts
+    (hidden ones: their replacement text), best ranked first (see
+    :func:`compaction.summary_sections.rank_identifiers`; the previous summary counts as the oldest
+    text). A previous line is kept verbatim, at the rank of its best identifier."""
+    ranked = sections.rank_identifiers(["\n".join(previous), *(visible_text(b) for b in blocks)])
+    line_of: dict[str, str] = {}
+    for line in previous:
+        for token in sections.identifiers_in(line):
+            line_of.setdefault(token, line)
+    out: dict[str, None] = {}
+    for token in ranked:
+        out.setdefault(line_of.get(token, f"- {token}"), None)
+    for line in previous:  # lines without a recognisable identifier keep their place at the end
+        out.setdefault(line, None)
+    return list(out)
