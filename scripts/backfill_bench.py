@@ -1,4 +1,5 @@
-"""Time migration 0015's backfill on a large block table (docs/operations.md).
+"""Time migration 0015's backfill on a large block table, then 0016 (row-level security) and 0017
+(the unique constraints rebuilt to include the conversation, ``CONCURRENTLY``) (docs/operations.md).
 
 Run against a throwaway PostgreSQL database (it migrates it back to 0014 and fills it):
     TIMELINE_RUN='.venv/bin/python scripts/backfill_bench.py 1000000' bash scripts/test.sh
@@ -58,6 +59,10 @@ def main(blocks: int, timelines: int = 1000) -> None:
             "SELECT count(*) FROM timeline_app_block WHERE tenant_id IS NULL OR conversation_id IS NULL"
         )
         assert cursor.fetchone()[0] == 0
+    for migration in ("0016", "0017"):
+        started = time.perf_counter()
+        call_command("migrate", "timeline_app", migration, verbosity=0)
+        print(f"migration {migration} on {blocks:,} blocks: {time.perf_counter() - started:.1f} s", flush=True)
 
 
 if __name__ == "__main__":

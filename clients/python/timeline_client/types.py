@@ -39,8 +39,8 @@ class ConversationPage(TypedDict):
 # -- blocks, sources, search
 
 
-class BlockAnswer(TypedDict):
-    """``BlockOut``: one stored block."""
+class ExportBlock(TypedDict):
+    """``ExportBlockOut``: a block of an export (a stored block without its token count)."""
 
     seq: int
     id: str | None
@@ -56,6 +56,11 @@ class BlockAnswer(TypedDict):
     hidden: bool
     replacement_text: str
     hidden_reason: str
+
+
+class BlockAnswer(ExportBlock):
+    """``BlockOut``: one stored block (an export's block and its token count)."""
+
     tokens: int
 
 
@@ -302,25 +307,6 @@ class TenantUsagePage(TypedDict):
 
 
 # -- export
-
-
-class ExportBlock(TypedDict):
-    """``ExportBlockOut``: a block of an export."""
-
-    seq: int
-    id: str | None
-    type: str
-    author: str
-    turn_id: str
-    ts: str
-    mime: str
-    text: str
-    base64: str
-    path: str
-    meta: dict[str, Any]
-    hidden: bool
-    replacement_text: str
-    hidden_reason: str
 
 
 class ExportCompaction(TypedDict):
