@@ -62,7 +62,9 @@ def main(blocks: int, timelines: int = 1000) -> None:
     for migration in ("0016", "0017"):
         started = time.perf_counter()
         call_command("migrate", "timeline_app", migration, verbosity=0)
-        print(f"migration {migration} on {blocks:,} blocks: {time.perf_counter() - started:.1f} s", flush=True)
+        print(
+            f"migration {migration} on {blocks:,} blocks: {time.perf_counter() - started:.1f} s", flush=True
+        )
 
 
 if __name__ == "__main__":
