@@ -14,7 +14,7 @@ from typing import Any
 
 import anthropic
 
-from compaction.summarizers.base import Purpose, SdkErrors, SummarizerError
+from compaction.summarizers.base import Purpose, SdkErrors, SummarizerError, halving_once
 from compaction.summary_prompt import SYSTEM_PROMPT, CachedPrefix, cached_instruction, user_message
 from timeline_app.domain.blocks import Block
 
@@ -87,19 +87,13 @@ class AnthropicSummarizer:
                 )
             except anthropic.AnthropicError as exc:
                 raise SummarizerError(_ERRORS.short(exc)) from None
-        try:
-            return self._call(blocks, previous_summary, max_tokens, purpose)
-        except anthropic.APIStatusError as exc:
-            if not _is_prompt_too_long(exc) or len(blocks) < 2:
-                raise SummarizerError(_ERRORS.short(exc)) from None
-            log.info("summary prompt too long (%d blocks); retrying with the newer half", len(blocks))
-        except anthropic.AnthropicError as exc:
-            raise SummarizerError(_ERRORS.short(exc)) from None
-        # One retry without the oldest half of the transcript.
-        try:
-            return self._call(blocks[len(blocks) // 2 :], previous_summary, max_tokens, purpose)
-        except anthropic.AnthropicError as exc:
-            raise SummarizerError(_ERRORS.short(exc)) from None
+        return halving_once(
+            lambda part: self._call(part, previous_summary, max_tokens, purpose),
+            blocks,
+            errors=_ERRORS,
+            sdk_error=anthropic.AnthropicError,
+            too_long=_is_prompt_too_long,
+        )
 
     def _call_cached(self, prefix: CachedPrefix, previous_summary: str | None, max_tokens: int) -> str:
         """The context's cached prefix byte for byte, then the instruction (cache-read priced)."""

@@ -10,17 +10,14 @@ extractive summary. A context-length error is retried once with the newer half o
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import Any, Literal
 
 import openai
 
-from compaction.summarizers.base import Purpose, SdkErrors, SummarizerError
+from compaction.summarizers.base import Purpose, SdkErrors, SummarizerError, halving_once
 from compaction.summary_prompt import SYSTEM_PROMPT, user_message
 from timeline_app.domain.blocks import Block
-
-log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "gpt-4.1-mini"
 TokenLimitParam = Literal["max_completion_tokens", "max_tokens"]
@@ -77,18 +74,13 @@ class OpenAISummarizer:
         max_tokens: int,
         purpose: Purpose = "history",
     ) -> str:
-        try:
-            return self._call(blocks, previous_summary, max_tokens, purpose)
-        except openai.APIStatusError as exc:
-            if not _is_context_too_long(exc) or len(blocks) < 2:
-                raise SummarizerError(_ERRORS.short(exc)) from None
-            log.info("summary prompt too long (%d blocks); retrying with the newer half", len(blocks))
-        except openai.OpenAIError as exc:
-            raise SummarizerError(_ERRORS.short(exc)) from None
-        try:
-            return self._call(blocks[len(blocks) // 2 :], previous_summary, max_tokens, purpose)
-        except openai.OpenAIError as exc:
-            raise SummarizerError(_ERRORS.short(exc)) from None
+        return halving_once(
+            lambda part: self._call(part, previous_summary, max_tokens, purpose),
+            blocks,
+            errors=_ERRORS,
+            sdk_error=openai.OpenAIError,
+            too_long=_is_context_too_long,
+        )
 
     def _call(
         self, blocks: Sequence[Block], previous_summary: str | None, max_tokens: int, purpose: Purpose

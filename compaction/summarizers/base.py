@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from timeline_app.domain.blocks import Block
 from timeline_app.domain.text import ellipsize
+
+log = logging.getLogger(__name__)
 
 Purpose = Literal["history", "split_turn"]
 
@@ -37,6 +40,29 @@ class SdkErrors:
         if isinstance(exc, self.connection):
             return f"{self.vendor} API connection error"
         return f"{self.vendor} error ({type(exc).__name__})"
+
+
+def halving_once(
+    call: Callable[[Sequence[Block]], str],
+    blocks: Sequence[Block],
+    *,
+    errors: SdkErrors,
+    sdk_error: type[BaseException],
+    too_long: Callable[[Any], bool],
+) -> str:
+    """``call(blocks)``; when the provider answers that the prompt is too long (``too_long`` of its
+    status error), once more without the older half of the blocks. Any error of the SDK becomes a
+    :class:`SummarizerError` carrying ``errors.short`` (never the prompt or the response)."""
+    try:
+        return call(blocks)
+    except sdk_error as exc:
+        if not (isinstance(exc, errors.status) and too_long(exc)) or len(blocks) < 2:
+            raise SummarizerError(errors.short(exc)) from None
+        log.info("summary prompt too long (%d blocks); retrying with the newer half", len(blocks))
+    try:
+        return call(blocks[len(blocks) // 2 :])
+    except sdk_error as exc:
+        raise SummarizerError(errors.short(exc)) from None
 
 
 @runtime_checkable
