@@ -22,6 +22,9 @@ _CONSTRAINT_CUES = re.compile(
     r"exclude|ignore|at most|at least|instead)\b",
     re.IGNORECASE,
 )
+# The cues of a rule for the rest of the session, not of a one-off request ("Rebook PNR0J5MO and
+# keep LX5479 as it is."): see :func:`is_standing_rule`.
+_RULE_CUES = re.compile(r"\b(always|never|must|do not|don't)\b", re.IGNORECASE)
 # A sentence giving a reason, or the assistant saying what it chose or did.
 _REASON_CUES = re.compile(r"\b(because|since|so that|due to|given that)\b|\s[—–]\s", re.IGNORECASE)
 _MIN_INSTRUCTION_WORDS = 3  # a cue-less sentence after the request: "Thanks." is not an instruction
@@ -52,6 +55,13 @@ def is_clear_constraint(text: str) -> bool:
     only…) and no identifier. Those that name one ("Rebook PNR0J5MO and keep LX5479 as it is.") are
     as likely a one-off request as the cue-less ones."""
     return _CONSTRAINT_CUES.search(text) is not None and not sections.identifiers_in(text)
+
+
+def is_standing_rule(text: str) -> bool:
+    """A constraint line that names an identifier with a cue that binds the rest of the session
+    ("Never touch prod-db-01.", "Always copy ops@example.com."); one without such a cue ("Rebook
+    PNR0J5MO … and keep LX5479 as it is.") is about one thing at one time: working state."""
+    return _RULE_CUES.search(text) is not None
 
 
 def _is_standing(sentence: str, position: int) -> bool:

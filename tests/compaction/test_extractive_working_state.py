@@ -218,7 +218,7 @@ def test_an_acknowledgement_run_into_an_instruction_is_split_off() -> None:
     assert lines["constraints"] == ["- Use the fiscal year starting in July."]
 
 
-def test_requests_with_a_cue_word_and_an_identifier_share_the_fifth_of_the_budget() -> None:
+def test_requests_with_a_cue_word_and_an_identifier_do_not_fill_the_constraints() -> None:
     rows: list[dict[str, object]] = [
         {"type": "user.prompt", "author": "user", "text": "Book a flight. No flights departing before 8am."},
         *(
@@ -240,3 +240,46 @@ def test_requests_with_a_cue_word_and_an_identifier_share_the_fifth_of_the_budge
     assert lines["constraints"][0] == "- No flights departing before 8am."
     assert len(lines["constraints"]) < 10
     assert lines["artifacts"] == ["- `fi:t99.user.attachments/visa_letter_1.txt` — attached"]
+
+
+def test_requests_naming_an_identifier_age_out_with_the_working_state_but_rules_stay() -> None:
+    """Bench quality, travel session 12: six old "Rebook X … and keep Y as it is." requests held
+    the constraints' fifth of the budget and pushed out the newest file. A constraint that names an
+    identifier without a rule's cue (always, never, must, do not) is working state: it ages out
+    before newer files; one with such a cue ("Never cancel booking PNRKEEP1.") stays."""
+    rows: list[dict[str, object]] = [
+        {
+            "type": "user.prompt",
+            "author": "user",
+            "text": "Plan a trip to Oslo. Never cancel booking PNRKEEP1. I only fly with Star Alliance carriers.",
+        },
+        *(
+            {
+                "type": "user.prompt",
+                "author": "user",
+                "text": f"Rebook PNR{k:05d} to a later departure to Oslo and keep LX{1000 + k} as it is.",
+            }
+            for k in range(8)
+        ),
+        *(
+            {
+                "type": "assistant.completion",
+                "author": "assistant",
+                "text": f"I chose hotel HTL-{k:05d} because it is close to the venue.",
+            }
+            for k in range(8)
+        ),
+        {
+            "type": "react.tool.call",
+            "path": "tc:t18.tc_1.call",
+            "meta": {"tool_id": "pdf.download", "tool_call_id": "tc_1"},
+            "text": json.dumps({"params": {"path": "trips/boarding_pass_DXMMU0.pdf"}}),
+        },
+    ]
+    lines = _summary(rows, max_tokens=300)
+    assert lines["artifacts"] == ["- `trips/boarding_pass_DXMMU0.pdf` — pdf.download (tc:t18.tc_1.call)"]
+    assert lines["constraints"] == [
+        "- Never cancel booking PNRKEEP1.",
+        "- I only fly with Star Alliance carriers.",
+    ]
+    assert "- [t9] Rebook PNR00007 to a later departure to Oslo and keep LX1007 as it is." in lines["goals"]
