@@ -291,9 +291,6 @@ class TimelineRuntime(Runtime):
         self._ensure_conversation(settings)
         super().__init__(**runtime_kwargs)
         self._load_missing()
-        if self._compact_given:
-            for name in list(dict.keys(self.CTX)):
-                self._set_strategy(name)
 
     def __repr__(self) -> str:
         return f"TimelineRuntime({self.conversation_id!r})"
@@ -432,8 +429,11 @@ class TimelineRuntime(Runtime):
             except TimelineAPIError as exc:
                 if exc.status != 409:  # another process created it: its view is the starting point
                     raise
-                self._stored[name] = [m.message_id for m in self._read(name)]
-                context.messages = [m for m in self._read_a1(name)] + list(context.messages)
+                restored = self._read(name)
+                self._stored[name] = [m.message_id for m in restored]
+                context.messages = [_to_a1(m) for m in restored] + list(context.messages)
+                if self._compact_given:
+                    self._set_strategy(name)
         self._link(name, context)
         self._sync(name, context)
 
@@ -466,9 +466,6 @@ class TimelineRuntime(Runtime):
         body = self._http.call(MessagesAnswer, "GET", f"{self._context_path(name)}/messages/")
         return [StoredMessage.from_dict(m) for m in body["messages"]]
 
-    def _read_a1(self, name: str) -> list[A1Message]:
-        return [_to_a1(m) for m in self._read(name)]
-
     def _refresh(self, name: str, context: A1Context) -> None:
         """The context's messages become the service's view (its strategy applied)."""
         stored = self._read(name)
@@ -485,6 +482,8 @@ class TimelineRuntime(Runtime):
         """Every context of the conversation not yet in ``CTX``, loaded."""
         body = self._http.call(ContextsAnswer, "GET", f"{self._base}/contexts/")
         for row in body["contexts"]:
+            if row["name"] == "main" and not row["stored_message_count"]:
+                continue  # every conversation has a "main": a1 has none until get_context("main")
             if not dict.__contains__(self._contexts, row["name"]):
                 self._load(row["name"])
 
@@ -508,6 +507,8 @@ class TimelineRuntime(Runtime):
                 raise
             stored = []
         self._put(name, [_to_a1(m) for m in stored], [m.message_id for m in stored])
+        if self._compact_given:  # the runtime's strategy is every context's
+            self._set_strategy(name)
 
     def _set_strategy(self, name: str) -> None:
         body = {"compaction_strategy": self._compact.config}

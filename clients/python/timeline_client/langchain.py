@@ -404,6 +404,7 @@ class TimelineMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         self.render_options = dict(render_options or {})
         self._stored: set[str] = set()  # message ids this middleware knows the service holds
         self._conversation_ready = False
+        self.last_render: NativeRequest | None = None  # the latest render (SDK kwargs; ``.render``: all)
         self.last_render_id: str | None = None
         self.last_usage_report: Any = None
 
@@ -455,6 +456,7 @@ class TimelineMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             options["system"] = system_text
         rendered = self.context.render(format=format, **options)
         assert isinstance(rendered, NativeRequest)
+        self.last_render = rendered
         self.last_render_id = rendered.render.get("render_id")
         declared = [t.name if hasattr(t, "name") else str(t.get("name", "")) for t in request.tools]
         system, messages = native_to_messages(format, rendered, tool_names=declared)
