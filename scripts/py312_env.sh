@@ -29,10 +29,15 @@ find_python() {
       candidate="$(pyenv prefix "$version" 2>/dev/null || true)/bin/python"
       usable "$candidate" && { echo "$candidate"; return; }
     done
-    for candidate in $(ls -d "$(pyenv root)"/versions/3.1[23]*/bin/python 2>/dev/null | sort -V -r); do
+  fi
+  # pyenv's versions, also when pyenv itself is not on PATH (a non-login shell, CI)
+  local root
+  root=$( (pyenv root 2>/dev/null) || echo "${PYENV_ROOT:-$HOME/.pyenv}")
+  for minor in 3.12 3.13; do
+    for candidate in $(ls -d "$root"/versions/"$minor"*/bin/python 2>/dev/null | sort -V -r); do
       usable "$candidate" && { echo "$candidate"; return; }
     done
-  fi
+  done
   return 1
 }
 
