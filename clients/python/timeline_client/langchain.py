@@ -90,6 +90,11 @@ def _part(block: Any) -> dict[str, Any]:
     return {"type": "text", "text": json.dumps(block, ensure_ascii=False, default=str)}
 
 
+def _tool_text(block: Any) -> str:
+    part = _part(block)
+    return str(part["text"]) if part["type"] == "text" else json.dumps(part, ensure_ascii=False)
+
+
 def _text_of(content: Any) -> str:
     """The text parts of a content, joined (tool calls, thinking and other blocks left out)."""
     if isinstance(content, str):
@@ -130,7 +135,8 @@ def to_openai_message(message: BaseMessage) -> dict[str, Any] | None:
         return stored
     if isinstance(message, ToolMessage):
         content = message.content
-        text = content if isinstance(content, str) else "".join(_part(b)["text"] for b in content)
+        # a tool message's content is text (the service stores tool output as text): other blocks as JSON
+        text = content if isinstance(content, str) else "".join(_tool_text(b) for b in content)
         if message.status == "error":
             text = f"[error] {text}"
         tool: dict[str, Any] = {"role": "tool", "content": text, "tool_call_id": message.tool_call_id}

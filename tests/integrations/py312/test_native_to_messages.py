@@ -178,6 +178,12 @@ def test_stored_messages_are_openai_messages_under_their_langchain_ids():
         "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "w", "arguments": '{"a": 1}'}}],
     }
     assert message_id_of(ai, 0) == "lc_run--1_2"
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+    shot = ToolMessage(content=[{"type": "text", "text": "shot: "}, image], tool_call_id="c2")
+    assert (
+        to_openai_message(shot)["content"]
+        == 'shot: {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}'
+    )
     failed = ToolMessage(content="boom", tool_call_id="c1", status="error", name="w")
     assert to_openai_message(failed) == {
         "role": "tool",
