@@ -27,6 +27,12 @@ def service() -> tuple[str, str]:
     return url, key
 
 
+@pytest.fixture(autouse=True)
+def in_tmp_path(tmp_path, monkeypatch) -> None:
+    """Every a1 Runtime makes its compiled-code cache (``.a1``) in the working directory."""
+    monkeypatch.chdir(tmp_path)
+
+
 @pytest.fixture
 def client() -> Iterator[TimelineClient]:
     url, key = service()
