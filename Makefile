@@ -78,7 +78,7 @@ bench: $(STAMP)
 	$(PY) manage.py bench all
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv312 var .pytest_cache .mypy_cache .ruff_cache
 
 mutation: $(STAMP)
 	@mkdir -p var

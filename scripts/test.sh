@@ -2,7 +2,8 @@
 # Runs the whole suite against a throwaway PostgreSQL and Redis on loopback, then the cross-tenant
 # tests again with the database alone holding the line (scripts/rls_tests.txt); with arguments,
 # pytest with those arguments only.
-# Installs the server packages (and Chromium for the admin browser test) when they are missing.
+# Installs the server packages (and Chromium for the admin browser test) when they are missing, and
+# makes .venv312 (scripts/py312_env.sh) for the a1 and LangChain tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
@@ -72,6 +73,14 @@ if [ "${TIMELINE_SKIP_CHECKS:-0}" != 1 ]; then
   .venv/bin/mypy timeline_app compaction config clients/python/timeline_client
   .venv/bin/python manage.py makemigrations --check --dry-run >/dev/null
   .venv/bin/python manage.py spectacular --validate --fail-on-warn --file "$WORK/openapi.yaml"
+fi
+
+if [ "$#" = 0 ] || printf '%s\n' "$@" | grep -q 'py312\|tests/integrations/\?$\|^tests/\?$'; then
+  # The a1 and LangChain tests (tests/integrations/test_py312.py) run in a Python 3.12 virtualenv:
+  # made (or brought up to date) here, so a machine without Python >= 3.12 fails now, with the
+  # script's message, never by skipping.
+  echo "== .venv312 (Python 3.12: the a1 and LangChain integrations)"
+  bash scripts/py312_env.sh >/dev/null
 fi
 
 set +e
