@@ -17,6 +17,7 @@ _pids=()
 _names=()
 _started_at=()
 _restarts=()
+_backoff="" # the pid of a back-off's sleep, while one runs
 
 # Process i's command is kept in the array _cmd_i.
 _spawn() {
@@ -48,6 +49,7 @@ _alive() { kill -0 -- "-$1" 2>/dev/null; }
 stop_all() {
   trap - INT TERM EXIT
   local i pid deadline
+  if [ -n "$_backoff" ]; then kill "$_backoff" 2>/dev/null || true; fi
   # The leader first (gunicorn and Celery stop their own children gracefully), then anything left
   # in its group (runserver's autoreloader child), then SIGKILL after STOP_TIMEOUT seconds.
   for pid in "${_pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
@@ -109,7 +111,9 @@ supervise_restarting() {
       echo "== ${_names[$i]} (pid $pid) exited (status $status) after ${lived}s: restarting it in ${delay}s (restart ${_restarts[$i]})" >&2
       # Interruptible: a Ctrl-C or SIGTERM during the back-off stops everything at once.
       sleep "$delay" &
-      wait $! || true
+      _backoff=$!
+      wait "$_backoff" || true
+      _backoff=""
       _spawn "$i"
     done
   done

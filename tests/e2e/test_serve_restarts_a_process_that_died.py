@@ -150,3 +150,39 @@ def test_a_process_that_keeps_dying_stops_the_stack(tmp_path):
     assert "== stopped: steady flaky" in out
     steady = int(re.search(r"== started steady \(pid (\d+)\)", out)[1])
     assert not group_alive(steady)
+
+
+def test_a_sigterm_during_a_back_off_stops_everything_without_waiting_it_out(tmp_path):
+    script = tmp_path / "flaky.sh"
+    script.write_text(
+        "set -euo pipefail\n"
+        f"cd {ROOT}\n"
+        "source scripts/supervise.sh\n"
+        "start steady sleep 1000\n"
+        "start flaky sh -c 'exit 3'\n"
+        "supervise_restarting\n"
+    )
+    log_path = tmp_path / "flaky.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            ["bash", str(script)],
+            env={**os.environ, "STOP_TIMEOUT": "5"},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        wait_for(
+            lambda: "restarting it in 8s (restart 4)" in log_path.read_text(),
+            timeout=60,
+            what="the fourth back-off (8 s)",
+            logs=log_path.read_text,
+        )
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(5) == 143, "stopped within the back-off's 8 s"
+        out = log_path.read_text()
+        assert "== terminated: stopping" in out and "== stopped: steady flaky" in out
+        steady = int(re.search(r"== started steady \(pid (\d+)\)", out)[1])
+        assert not group_alive(steady)
+    finally:
+        kill_group(process)
