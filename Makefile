@@ -3,8 +3,10 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-# Two installs: RUN_STAMP is what running the service needs (`pip install -e .`: make run, serve,
-# worker, beat); STAMP adds the dev toolchain (the `dev` extra: make test, lint, typecheck, ...).
+# Two installs: RUN_STAMP is what running the service and the README's steps after it need
+# (`pip install -e . -e ./clients/python`: the service, and the Python client, httpx only, that
+# docs/examples/client_quickstart.py imports; make run, serve, worker, beat); STAMP adds the dev
+# toolchain (the `dev` extra: make test, lint, typecheck, ...).
 # A dev install covers running too, so it stamps both; a run install leaves STAMP missing, so a
 # later `make test` installs the dev extra.
 STAMP := $(VENV)/.installed
@@ -12,9 +14,10 @@ RUN_STAMP := $(VENV)/.installed-run
 
 .PHONY: run serve test test-rls test-fast install install-run worker beat lint typecheck schema bench clean mutation
 
-$(RUN_STAMP): pyproject.toml
+$(RUN_STAMP): pyproject.toml clients/python/pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	@if [ $(STAMP) -nt pyproject.toml ]; then :; else $(PY) -m pip install --quiet -e .; fi
+	@if [ $(STAMP) -nt pyproject.toml ] && [ $(STAMP) -nt clients/python/pyproject.toml ]; then :; \
+		else $(PY) -m pip install --quiet -e . -e ./clients/python; fi
 	@touch $(RUN_STAMP)
 
 $(STAMP): pyproject.toml clients/python/pyproject.toml

@@ -240,6 +240,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "unacked_restore_throttle": 1,
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A Redis broker through kombu's Redis transport with its use-after-close fixed: a Redis restart
+# must not stop the worker (config/broker.py).
+if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    CELERY_BROKER_TRANSPORT = "config.broker:Transport"
 # With acks_late, a task running when the broker connection drops is redelivered: cancel it here.
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 # Background compaction (docs/background.md): the beat sweep enqueues a compaction for every

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make serve: the production processes on the real components (README "Production") — gunicorn
 # serving config.wsgi, one Celery worker, Celery beat — on PostgreSQL and Redis from the
-# environment. Under a supervisor run each process on its own instead (deploy/).
+# environment. A process that exits is started again after a back-off (1 s, doubling up to
+# RESTART_DELAY_MAX) with a log line, and the others keep running (scripts/supervise.sh). Under a
+# supervisor run each process on its own instead (deploy/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
@@ -39,4 +41,4 @@ source scripts/supervise.sh
 start gunicorn "$VENV/bin/gunicorn" -c config/gunicorn.py config.wsgi
 start worker "$VENV/bin/celery" -A config worker --loglevel=INFO --concurrency "${CELERY_WORKER_CONCURRENCY:-2}"
 start beat "$VENV/bin/celery" -A config beat --loglevel=INFO --schedule var/celerybeat-schedule
-supervise
+supervise_restarting

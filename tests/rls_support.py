@@ -122,6 +122,20 @@ def strip_tenant_filters() -> Iterator[list[str]]:
         QuerySet._filter_or_exclude = original  # type: ignore[method-assign]
 
 
+@contextmanager
+def task_alone() -> Iterator[list[str]]:
+    """A task body run inside as the application role with every tenant filter its queries ask
+    for dropped (what ``database_alone`` does for requests): its own tenant scope
+    (``tenancy.tenant_scope``) and row-level security are all that keep other tenants out.
+    Yields the tenant lookups dropped."""
+    with strip_tenant_filters() as dropped, app_role():
+        _in_request.active = True
+        try:
+            yield dropped
+        finally:
+            _in_request.active = False
+
+
 def request_started(**kwargs: Any) -> None:
     _in_request.active = True
     if not getattr(_held, "active", False):

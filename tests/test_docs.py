@@ -72,3 +72,21 @@ def test_every_example_file_is_run_by_a_test():
     tests += (ROOT / "tests" / "integrations" / "conftest.py").read_text(encoding="utf-8")
     unused = [path.name for path in EXAMPLES.iterdir() if f'"{path.name}"' not in tests]
     assert unused == []
+
+
+def test_the_readme_names_every_package_make_test_installs_with_apt():
+    """``scripts/test.sh`` apt-installs what it is missing; a newcomer reads which in the README
+    (issue 30, defect 9: Chromium and its driver were not mentioned)."""
+    script = (ROOT / "scripts" / "test.sh").read_text(encoding="utf-8")
+    packages = re.findall(r"need\+=\(([\w-]+)\)", script)
+    named = {
+        "postgresql": "PostgreSQL",
+        "redis-server": "Redis",
+        "chromium": "Chromium",
+        "chromium-driver": "chromedriver",
+    }
+    assert sorted(packages) == sorted(named)
+    text = README.read_text(encoding="utf-8")
+    setup = text[: text.index("## What it is")]
+    assert "apt-get" in setup
+    assert [package for package, name in named.items() if name not in setup] == []

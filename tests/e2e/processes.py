@@ -77,6 +77,15 @@ def group_alive(pgid: int) -> bool:
     return True
 
 
+def default_signals() -> None:
+    """``preexec_fn`` for a child that a test stops with a terminal's Ctrl-C (SIGINT): the default
+    disposition again. A shell starts a background job (``make test &``) with SIGINT ignored, the
+    ignore is inherited through exec, and a non-interactive shell cannot trap a signal ignored on
+    entry: ``make run``'s Ctrl-C handler never ran and the test timed out (issue 30, defect 9)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+
+
 def stop(process: subprocess.Popen[bytes]) -> None:
     """Terminate ``process``; kill it if it has not exited 10 s later."""
     process.terminate()

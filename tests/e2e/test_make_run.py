@@ -13,7 +13,15 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.e2e.processes import REDIS_URL, ROOT, free_port, group_alive, kill_group, wait_for
+from tests.e2e.processes import (
+    REDIS_URL,
+    ROOT,
+    default_signals,
+    free_port,
+    group_alive,
+    kill_group,
+    wait_for,
+)
 
 pytestmark = [
     pytest.mark.e2e,
@@ -38,6 +46,7 @@ def make_run(tmp_path: Path, port: int, attempt: int, *, ctrl_c: bool) -> tuple[
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=default_signals,  # Ctrl-C works even when this test runs in a background job
         )
 
     def logs() -> str:

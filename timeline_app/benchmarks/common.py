@@ -7,8 +7,11 @@ import secrets
 import statistics
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
+from django.conf import settings
 from django.db import connection
+from django.test import Client
 
 from timeline_app.domain import blocks as b
 from timeline_app.domain.contributions import NewBlock, tool_call_blocks
@@ -75,6 +78,42 @@ def row_level_security() -> str:
         f"row-level security: enforced for role {role} (no superuser, no BYPASSRLS"
         f"{', owner under FORCE' if owner else ''})"
     )
+
+
+class NoAllowedHost(Exception):
+    """ALLOWED_HOSTS names no host an in-process request could use."""
+
+
+def in_process_host() -> str:
+    """A host this deployment's ``ALLOWED_HOSTS`` accepts, for the API requests a benchmark makes in
+    process: under ``make serve``'s settings (``ALLOWED_HOSTS=timeline.example.com``, no
+    ``testserver``) a request to Django's test host is a 400 (issue 30, defect 5)."""
+    allowed = list(settings.ALLOWED_HOSTS)
+    if not allowed and settings.DEBUG:
+        return "localhost"  # Django's own default with DEBUG on and ALLOWED_HOSTS empty
+    for pattern in allowed:
+        host = "localhost" if pattern == "*" else pattern.lstrip(".")
+        if host:
+            return host
+    raise NoAllowedHost("ALLOWED_HOSTS is empty: no host for in-process API requests")
+
+
+def in_process_base_url() -> str:
+    """The base URL of in-process API requests: a host from ``ALLOWED_HOSTS`` over HTTPS, so
+    ``SECURE_SSL_REDIRECT`` (production behind a TLS proxy) serves them instead of a 301."""
+    return f"https://{in_process_host()}"
+
+
+class InProcessClient(Client):
+    """Django's test client as production settings accept it: every request over HTTPS to a host
+    from ``ALLOWED_HOSTS`` (the benchmarks that drive the API in process use it)."""
+
+    def __init__(self, **defaults: Any) -> None:
+        super().__init__(HTTP_HOST=in_process_host(), **defaults)
+
+    def generic(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs["secure"] = True
+        return super().generic(*args, **kwargs)
 
 
 def scratch_timeline(tenant: Tenant) -> Timeline:

@@ -30,7 +30,7 @@ from timeline_client import TimelineClient, UsageForecast
 
 from compaction.anthropic_summarizer import AnthropicSummarizer
 from timeline_app.benchmarks import provider_sim
-from timeline_app.benchmarks.common import scratch_tenant
+from timeline_app.benchmarks.common import in_process_base_url, scratch_tenant
 from timeline_app.models import Compaction, RenderUsage
 from timeline_app.rendering.usage.pricing import DEFAULT_PRICES, Price, TokenCounts
 from timeline_app.rendering.usage.reported import read_usage
@@ -198,15 +198,14 @@ class Run:
 
 def session(write: Callable[[str], None], *, turns: int, warm: bool) -> dict[str, Any]:
     """One simulated agent run; its figures."""
-    http = httpx.Client(
-        transport=httpx.WSGITransport(app=get_wsgi_application()), base_url="http://localhost"
-    )
+    base_url = in_process_base_url()
+    http = httpx.Client(transport=httpx.WSGITransport(app=get_wsgi_application()), base_url=base_url)
     with (
         scratch_tenant() as tenant,
         override_settings(TIMELINE_SUMMARIZER_CLASS="timeline_app.benchmarks.cost.simulated_summarizer"),
     ):
         _, raw_key = api_key_create(tenant_name=tenant.name)
-        client = TimelineClient("http://localhost", raw_key, http_client=http, retries=0)
+        client = TimelineClient(base_url, raw_key, http_client=http, retries=0)
         conversation = client.create_conversation(title="bench cost", settings={"max_tokens": 12_000})["id"]
         agent = Run(client, write)
         _current.update(run=agent, warm=warm)

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings as django_settings
-from django.test import Client, override_settings
+from django.test import override_settings
 
-from timeline_app.benchmarks.common import scratch_tenant
+from timeline_app.benchmarks.common import InProcessClient, scratch_tenant
 from timeline_app.benchmarks.quality import judge as judge_module
 from timeline_app.benchmarks.quality.report import summarize, table
 from timeline_app.benchmarks.quality.runner import QualitySettings, SessionResult, run_session
@@ -84,7 +84,7 @@ def run_sessions(options: QualityOptions) -> list[SessionResult]:
     results: list[SessionResult] = []
     with _quiet_request_log(), override_settings(**overrides), scratch_tenant() as tenant:
         _, raw = api_key_create(tenant_name=tenant.name, name="bench-quality")
-        client = Client(HTTP_AUTHORIZATION=f"Bearer {raw}")
+        client = InProcessClient(HTTP_AUTHORIZATION=f"Bearer {raw}")
         for session in sessions:
             results.append(run_session(client, session, options.settings, keep_texts=options.judge))
     return results
