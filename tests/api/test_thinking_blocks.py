@@ -57,7 +57,22 @@ def _round(owner, turn: str, *, thinking: str, result_words: int = 20) -> None:
 
 BAD = [
     ({"meta": {"kind": "thinking", "signature": "s"}}, "blocks[0].meta.provider"),
-    ({"meta": {"provider": "google", "kind": "thinking"}}, "blocks[0].meta.provider"),
+    ({"meta": {"provider": "mistral", "kind": "thinking"}}, "blocks[0].meta.provider"),
+    ({"meta": {"provider": "google", "kind": "thinking"}}, "blocks[0].meta.kind"),
+    ({"meta": {"provider": "google", "kind": "signature"}}, "blocks[0].meta.signature"),
+    (
+        {"meta": {"provider": "google", "kind": "signature", "signature": "not base64!"}},
+        "blocks[0].meta.signature",
+    ),
+    (
+        {"text": "x", "meta": {"provider": "google", "kind": "signature", "signature": "c2ln"}},
+        "blocks[0].text",
+    ),
+    (
+        {"text": "t", "meta": {"provider": "google", "kind": "thought", "signature": 5}},
+        "blocks[0].meta.signature",
+    ),
+    ({"meta": {"provider": "google", "kind": "thought"}}, "blocks[0].text"),
     ({"meta": {"provider": "anthropic", "kind": "reasoning"}}, "blocks[0].meta.kind"),
     ({"meta": {"provider": "anthropic", "kind": "thinking"}}, "blocks[0].meta.signature"),
     ({"meta": {"provider": "anthropic", "kind": "thinking", "signature": ""}}, "blocks[0].meta.signature"),
