@@ -138,12 +138,21 @@ def thinking_provider(block: Block) -> str:
 
 
 def renders_in(block: Block, format: str) -> bool:
-    """Does ``block`` appear in a render of ``format``? Every block but a thinking block does; a
-    thinking block only in its provider's native format and only while visible (a hidden one
-    cannot stand in for the signed original, so it is left out like in every other format)."""
+    """Does ``block`` appear in a render of ``format``? Every block but a thinking block does. A
+    visible thinking block appears in its provider's native format (opaque parts and all), and in
+    the other native formats when it has readable text (thinking text, reasoning summary, thought
+    text: :func:`readable_text`); never in the seed formats, never hidden (a replacement text
+    cannot stand in for the signed original)."""
     if block.type != THINKING:
         return True
-    return not block.hidden and FORMAT_PROVIDER.get(format) == thinking_provider(block) != ""
+    if block.hidden or format not in NATIVE_FORMATS:
+        return False
+    return is_own_thinking(block, format) or bool(readable_text(block).strip())
+
+
+def is_own_thinking(block: Block, format: str) -> bool:
+    """Is ``block`` a thinking block that ``format`` sends back whole (its provider's)?"""
+    return FORMAT_PROVIDER.get(format) == thinking_provider(block) != ""
 
 
 def readable_text(block: Block) -> str:

@@ -225,11 +225,15 @@ class TimelineClient:
         ``exclude_contributions``, ``include_only_contributions``, ``now``, ``debug`` (text format: add the
         stream with its cache marks), ``model`` and ``tools_tokens`` (for the ``usage_forecast``).
 
-        With a native format (``anthropic_messages``, ``openai_responses``, ``openai_chat``) the answer
-        is a :class:`NativeRequest`: the SDK call's keyword arguments, ready for
-        ``anthropic.messages.create(model=…, max_tokens=…, tools=…, **kwargs)`` (or ``responses.create``,
-        ``chat.completions.create``), with the whole render answer in ``.render``. Declare your tools
-        under ``provider_tool_name(name)`` (``timeline_client.tool_names``)."""
+        With a native format (``anthropic_messages``, ``openai_responses``, ``openai_chat``,
+        ``gemini_contents``) the answer is a :class:`NativeRequest`: the SDK call's keyword arguments,
+        ready for ``anthropic.messages.create(model=…, max_tokens=…, tools=…, **kwargs)`` (or
+        ``responses.create``, ``chat.completions.create``, ``genai.Client().models.generate_content(
+        model=…, **kwargs)``: ``contents`` and ``config``; add your tools to a copy of ``config``), with
+        the whole render answer in ``.render``. Declare your tools under ``provider_tool_name(name)``
+        (Gemini: ``gemini_tool_name(provider_tool_name(name))``; ``timeline_client.tool_names``).
+        ``prefill=True`` keeps the model's message last (``anthropic_messages``, ``gemini_contents``
+        otherwise end with a user message of the ``continue_text`` setting; ``.render["ending"]``)."""
         body = {**options, **({"format": format} if format is not None else {})}
         answer = self.transport.call(
             RenderAnswer, "POST", self._path(conversation, context, "render/"), json=body

@@ -184,6 +184,7 @@ class RenderAnswer(TypedDict):
     blocks: list[dict[str, Any]]
     cache_points: list[int]
     request: NotRequired[dict[str, Any]]
+    ending: Literal["user", "continue_text", "prefill", "assistant"] | None
     tokens: TokensAnswer
     compaction: CompactionFigures | None
     pruning: PruningAnswer
