@@ -154,7 +154,7 @@ class UsageForecastOut(serializers.Serializer[Any]):
     """What the provider will bill this render's input as, by its documented caching rules applied
     to this context's recent renders (Anthropic's usage field names)."""
 
-    provider = serializers.ChoiceField(choices=["anthropic", "openai"])
+    provider = serializers.ChoiceField(choices=["anthropic", "openai", "google"])
     model = serializers.CharField(help_text="the model assumed (empty: the provider's default rules)")
     input_tokens = serializers.IntegerField(help_text="every input token of the request")
     cache_read_input_tokens = serializers.IntegerField()

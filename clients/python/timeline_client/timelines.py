@@ -54,7 +54,7 @@ def is_context_limit_error(exc: BaseException) -> bool:
 
 
 RENDERS_REMEMBERED = 1024
-USAGE_KEYS = ("input_tokens", "prompt_tokens")
+USAGE_KEYS = ("input_tokens", "prompt_tokens", "prompt_token_count")
 
 
 def _plain(value: Any) -> Any:
@@ -73,10 +73,13 @@ def usage_of(response: Any) -> tuple[dict[str, Any], str]:
         raise TypeError("expected an SDK response, its dict, or a usage object")
     if any(key in data for key in USAGE_KEYS):
         return data, ""
-    usage = _plain(data.get("usage"))
+    # Gemini's GenerateContentResponse: ``usage_metadata`` and ``model_version``.
+    usage = _plain(data.get("usage", data.get("usage_metadata")))
     if not isinstance(usage, dict):
         raise ValueError("the response carries no usage object")
-    model = data.get("model")
+    if "prompt_token_count" in usage:
+        usage = {key: value for key, value in usage.items() if value is not None and not isinstance(value, list)}
+    model = data.get("model", data.get("model_version"))
     return usage, model if isinstance(model, str) else ""
 
 
