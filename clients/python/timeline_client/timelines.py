@@ -78,7 +78,9 @@ def usage_of(response: Any) -> tuple[dict[str, Any], str]:
     if not isinstance(usage, dict):
         raise ValueError("the response carries no usage object")
     if "prompt_token_count" in usage:
-        usage = {key: value for key, value in usage.items() if value is not None and not isinstance(value, list)}
+        usage = {
+            key: value for key, value in usage.items() if value is not None and not isinstance(value, list)
+        }
     model = data.get("model", data.get("model_version"))
     return usage, model if isinstance(model, str) else ""
 

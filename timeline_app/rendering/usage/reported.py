@@ -124,8 +124,12 @@ def _gemini(usage: Mapping[str, Any]) -> ReportedUsage:
     output = _count(plain, "candidates_token_count", where="", required=False)
     thoughts = _count(plain, "thoughts_token_count", where="", required=False)
     if cached > prompt:
-        raise UsageError("cached_content_token_count cannot exceed prompt_token_count", "cached_content_token_count")
-    return ReportedUsage("google", TokenCounts(prompt - cached + tool_prompt, cached, 0, 0, output + thoughts))
+        raise UsageError(
+            "cached_content_token_count cannot exceed prompt_token_count", "cached_content_token_count"
+        )
+    return ReportedUsage(
+        "google", TokenCounts(prompt - cached + tool_prompt, cached, 0, 0, output + thoughts)
+    )
 
 
 def _openai(usage: Mapping[str, Any], *, prompt: str, details: str, output: str) -> ReportedUsage:
