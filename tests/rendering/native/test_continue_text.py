@@ -143,3 +143,16 @@ def test_a_bad_continue_text_is_refused(value):
 
 def test_a_continue_text_is_taken():
     assert validate_overrides({"continue_text": "Please go on."}) == {"continue_text": "Please go on."}
+
+
+def test_another_continue_text_is_no_change_of_the_cached_prefix():
+    """The cache explainer's settings digest leaves the tail's text out, as it does announce."""
+    from timeline_app.services.render import settings_key
+
+    options = RenderOptions(format="anthropic_messages")
+    assert settings_key(RenderSettings(), options) == settings_key(
+        RenderSettings(continue_text="Go."), options
+    )
+    assert settings_key(RenderSettings(), options) != settings_key(
+        RenderSettings(cache_min_tokens=0), options
+    )
