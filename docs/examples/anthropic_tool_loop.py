@@ -8,6 +8,13 @@ request it gets (the SDK's request types and the provider's rules: alternation, 
 tool_result pairing, ids, names, cache markers) and fails on a violation. Its answers carry the
 usage a simulator of Anthropic's prompt cache bills for the exact request.
 
+Like current Claude models, the scripted model takes no assistant prefill: a request whose last
+message is the assistant's is a 400 ("This model does not support assistant message prefill. The
+conversation must end with a user message."). After the last answer the agent calls the model once
+more without a new question (a follow-up): the history ends with the assistant's answer, and the
+render ends with a user message of the ``continue_text`` setting (``ending: continue_text``), so the
+call goes through; the same render with ``prefill=True`` is refused with that 400.
+
 Extended thinking is on: every reply starts with a signed ``thinking`` block, which the loop stores
 (``timeline_client.thinking.thinking_block``) before the reply's text and calls. Like the real API,
 the scripted model rejects a request whose last assistant message holds a ``tool_use`` but does not
@@ -60,6 +67,9 @@ TOOLS = [
 ]
 ORDER = re.compile(r"\b10\d\d\b")
 QUESTIONS = ["Where is order 1001?", "And order 1002?", "Compare 1003 and 1004.", "Is 1005 late?"]
+PREFILL_400 = (
+    "This model does not support assistant message prefill. The conversation must end with a user message."
+)
 
 
 class ScriptedModel:
@@ -90,6 +100,9 @@ class ScriptedModel:
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
         body = json.loads(request.content)
+        if body["messages"] and body["messages"][-1]["role"] == "assistant":
+            error = {"type": "invalid_request_error", "message": PREFILL_400}
+            return httpx2.Response(400, json={"type": "error", "error": error})
         checked = {key: body[key] for key in ("system", "messages") if key in body}
         problems = violations("anthropic_messages", checked) + sdk_type_errors("anthropic_messages", checked)
         problems += [p for p in [self.check_thinking(body["messages"])] if p]
@@ -98,7 +111,10 @@ class ScriptedModel:
         self.calls += 1
         usage = self.cache.request(self.clock, body)
         last = body["messages"][-1]["content"]
-        answered = any(block["type"] == "tool_result" for block in last)
+        # Tool results to answer from, or the continue message after the last answer.
+        answered = (
+            any(block["type"] == "tool_result" for block in last) or last[-1].get("text") == "Continue."
+        )
         # The order the conversation is about: the last order number in it (the new question's,
         # or in the results of the lookups just made).
         order = (ORDER.findall(json.dumps(body["messages"])) or ["?"])[-1]
@@ -220,6 +236,20 @@ for turn, question in enumerate(QUESTIONS, start=1):
                 }
             )
         api.contribute(conv, blocks)
+
+# A follow-up call without a new question: the history ends with the assistant's answer.
+model.clock += 5
+for prefill in (True, False):
+    kwargs = api.render(conv, format="anthropic_messages", system=SYSTEM, prefill=prefill)
+    try:
+        reply = client.messages.create(model="claude-sonnet-4-5", max_tokens=1024, tools=TOOLS, **kwargs)
+    except anthropic.BadRequestError as exc:
+        print(
+            f"follow-up, ending {kwargs.render['ending']}: {exc.status_code} {exc.body['error']['message']}"
+        )
+        continue
+    text = "".join(block.text for block in reply.content if block.type == "text")
+    print(f"follow-up, ending {kwargs.render['ending']}: answer: {text}")
 
 print(f"{model.thinking_sent_back} requests sent the signed thinking back first with their tool_use")
 print(f"{model.calls} model calls, every request valid")

@@ -1,5 +1,7 @@
-"""``format`` ``anthropic_messages``, ``openai_responses``, ``openai_chat`` over HTTP, for the main
-context and a named one: the request body is valid for the provider and ready for the SDK."""
+"""``format`` ``anthropic_messages``, ``openai_responses``, ``openai_chat``, ``gemini_contents``
+over HTTP, for the main context and a named one: the request body is valid for the provider and
+ready for the SDK; a render after the model's message ends with the user's (``continue_text``)
+unless it asks for ``prefill``."""
 
 import json
 
@@ -10,7 +12,8 @@ from timeline_app.rendering.native.validate import violations
 
 pytestmark = pytest.mark.django_db
 BASE = "/api/v1/conversations/c1"
-NATIVE = ("anthropic_messages", "openai_responses", "openai_chat")
+NATIVE = ("anthropic_messages", "openai_responses", "openai_chat", "gemini_contents")
+ITEMS = {"openai_responses": "input", "gemini_contents": "contents"}
 
 
 def _tool_round(owner, *, call_id: str, result: bool) -> None:
@@ -48,11 +51,14 @@ def test_a_native_render_of_the_main_context_is_a_valid_sdk_request(owner, conve
     request = body["request"]
     assert violations(fmt, request) == []
     assert sdk_type_errors(fmt, request) == []
-    assert body["blocks"] == request.get("messages", request.get("input"))
+    assert body["blocks"] == request[ITEMS.get(fmt, "messages")]
+    assert body["ending"] == "user"
     text = json.dumps(request)
     assert "web_tools-2eweb_search" in text and "no result stored for tool call tc_b" in text
     if fmt == "anthropic_messages":
         assert request["system"][0]["text"] == "You are an agent."
+    elif fmt == "gemini_contents":
+        assert request["config"] == {"system_instruction": {"parts": [{"text": "You are an agent."}]}}
     else:
         assert request["prompt_cache_key"].startswith("tl-")
     again = owner.post(f"{BASE}/render/", {"format": fmt, "system": "You are an agent."}).json()
@@ -99,6 +105,65 @@ def test_a_named_context_renders_its_messages_natively(owner, conversation, fmt)
         assert request["system"] == [{"type": "text", "text": "Be brief."}]
         assert [m["role"] for m in request["messages"]] == ["user", "assistant", "user"]
         assert [c["tool_use_id"] for c in request["messages"][2]["content"]] == ["call_1", "call_2"]
+    if fmt == "gemini_contents":
+        assert request["config"]["system_instruction"] == {"parts": [{"text": "Be brief."}]}
+        responses = [p["function_response"] for p in request["contents"][2]["parts"]]
+        assert [(r["id"], r["name"]) for r in responses] == [
+            ("call_1", "calc-2eadd"),
+            ("call_2", "calc-2eadd"),
+        ]
+
+
+def _finished_turn(owner, path: str = BASE) -> None:
+    owner.post(f"{path}/turns/", {"turn_id": "turn_1", "prompt": "Find food in Wuppertal"})
+    completion = {
+        "type": "assistant.completion",
+        "turn_id": "turn_1",
+        "author": "assistant",
+        "text": "Try the Luisenviertel.",
+    }
+    assert owner.post(f"{path}/blocks/", {"blocks": [completion]}).status_code == 201
+
+
+@pytest.mark.parametrize("fmt", ["anthropic_messages", "gemini_contents"])
+def test_a_render_after_the_models_answer_ends_with_the_users_continue_message(owner, conversation, fmt):
+    _finished_turn(owner)
+    body = owner.post(f"{BASE}/render/", {"format": fmt}).json()
+    assert body["ending"] == "continue_text"
+    assert "Continue." in json.dumps(body["request"][ITEMS.get(fmt, "messages")][-1])
+    assert violations(fmt, body["request"]) == []
+    assert (
+        owner.client.patch(f"{BASE}/", {"settings": {"continue_text": "Go on."}}, format="json").status_code
+        == 200
+    )
+    body = owner.post(f"{BASE}/render/", {"format": fmt}).json()
+    assert "Go on." in json.dumps(body["request"][ITEMS.get(fmt, "messages")][-1])
+    prefilled = owner.post(f"{BASE}/render/", {"format": fmt, "prefill": True}).json()
+    assert prefilled["ending"] == "prefill"
+    assert prefilled["request"][ITEMS.get(fmt, "messages")][-1]["role"] in ("assistant", "model")
+    assert body["cache_points"] == prefilled["cache_points"]
+
+
+def test_a_named_context_whose_last_message_is_the_assistants_ends_with_the_user(owner, conversation):
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello!"}]
+    owner.post(f"{BASE}/contexts/attempt_a/messages/", {"messages": messages})
+    for fmt in ("anthropic_messages", "gemini_contents"):
+        body = owner.post(f"{BASE}/contexts/attempt_a/render/", {"format": fmt}).json()
+        assert body["ending"] == "continue_text" and violations(fmt, body["request"]) == []
+    chat = owner.post(f"{BASE}/contexts/attempt_a/render/", {"format": "openai_chat"}).json()
+    assert chat["ending"] == "assistant" and chat["request"]["messages"][-1]["role"] == "assistant"
+
+
+@pytest.mark.parametrize("bad", [{"continue_text": ""}, {"continue_text": 3}])
+def test_a_bad_continue_text_setting_is_a_400(owner, conversation, bad):
+    answer = owner.client.patch(f"{BASE}/", {"settings": bad}, format="json")
+    assert answer.status_code == 400
+    assert "continue_text" in json.dumps(answer.json()["error"]["details"])
+
+
+def test_prefill_must_be_a_boolean(owner, conversation):
+    answer = owner.post(f"{BASE}/render/", {"format": "anthropic_messages", "prefill": "yes"})
+    assert answer.status_code == 400 and "prefill" in answer.json()["error"]["details"]
 
 
 def test_an_unknown_format_is_a_400(owner, conversation):

@@ -57,7 +57,22 @@ def _round(owner, turn: str, *, thinking: str, result_words: int = 20) -> None:
 
 BAD = [
     ({"meta": {"kind": "thinking", "signature": "s"}}, "blocks[0].meta.provider"),
-    ({"meta": {"provider": "google", "kind": "thinking"}}, "blocks[0].meta.provider"),
+    ({"meta": {"provider": "mistral", "kind": "thinking"}}, "blocks[0].meta.provider"),
+    ({"meta": {"provider": "google", "kind": "thinking"}}, "blocks[0].meta.kind"),
+    ({"meta": {"provider": "google", "kind": "signature"}}, "blocks[0].meta.signature"),
+    (
+        {"meta": {"provider": "google", "kind": "signature", "signature": "not base64!"}},
+        "blocks[0].meta.signature",
+    ),
+    (
+        {"text": "x", "meta": {"provider": "google", "kind": "signature", "signature": "c2ln"}},
+        "blocks[0].text",
+    ),
+    (
+        {"text": "t", "meta": {"provider": "google", "kind": "thought", "signature": 5}},
+        "blocks[0].meta.signature",
+    ),
+    ({"meta": {"provider": "google", "kind": "thought"}}, "blocks[0].text"),
     ({"meta": {"provider": "anthropic", "kind": "reasoning"}}, "blocks[0].meta.kind"),
     ({"meta": {"provider": "anthropic", "kind": "thinking"}}, "blocks[0].meta.signature"),
     ({"meta": {"provider": "anthropic", "kind": "thinking", "signature": ""}}, "blocks[0].meta.signature"),
@@ -114,7 +129,7 @@ def test_an_import_with_a_bad_thinking_block_is_400_and_creates_nothing(owner, c
     assert ok.status_code == 201, ok.content
 
 
-def test_the_thinking_block_comes_back_first_with_its_signature_only_in_anthropic_messages(
+def test_the_thinking_block_comes_back_first_with_its_signature_only_in_anthropic_messages_and_as_text_elsewhere(
     owner, conversation
 ):
     _round(owner, "turn_1", thinking="The user asks for order turn_1; look it up first.")
@@ -127,10 +142,14 @@ def test_the_thinking_block_comes_back_first_with_its_signature_only_in_anthropi
         "signature": f"{SIGNATURE}turn_1",
     }
     assert [part["type"] for part in assistant["content"]] == ["thinking", "text", "tool_use"]
-    for fmt in ("openai_responses", "openai_chat", "anthropic", "openai", "text"):
+    for fmt in ("openai_responses", "openai_chat", "gemini_contents", "anthropic", "openai", "text"):
         other = owner.post(f"{BASE}/render/", {"format": fmt}).json()
-        assert "look it up first" not in json.dumps(other), fmt
-        assert other["tokens"]["visible"] < native["tokens"]["visible"], fmt
+        assert f"{SIGNATURE}turn_1" not in json.dumps(other), fmt
+        # The other native formats keep the readable text (a provider switch), the seed ones nothing.
+        assert ("look it up first" in json.dumps(other)) == (
+            fmt in ("openai_responses", "openai_chat", "gemini_contents")
+        ), fmt
+        assert other["tokens"]["visible"] <= native["tokens"]["visible"], fmt
 
 
 def test_a_compaction_removes_thinking_with_its_turn_and_never_summarizes_it(owner, conversation):

@@ -231,3 +231,30 @@ def test_the_tenants_usage_lists_its_conversations_in_the_range_only(owner, outs
     bad = owner.get("/api/v1/usage/", since="yesterday")
     assert bad.status_code == 400 and "error" in bad.json()
     assert owner.get("/api/v1/usage/", since=T1, until=T0).status_code == 400
+
+
+def test_a_gemini_render_forecasts_implicit_caching_and_its_usage_metadata_is_priced(owner, warm):
+    from google.genai import types as genai_types
+
+    first = render(owner, format="gemini_contents", system_tokens=2_000, model="gemini-2.5-flash")
+    second = render(owner, now=T1, format="gemini_contents", system_tokens=2_000, model="gemini-2.5-flash")
+    assert first["usage_forecast"]["provider"] == "google" and not first["usage_forecast"]["hit"]
+    forecast = second["usage_forecast"]
+    assert forecast["hit"] and forecast["cache_creation_input_tokens"] == 0
+    metadata = genai_types.GenerateContentResponseUsageMetadata(
+        prompt_token_count=forecast["input_tokens"],
+        cached_content_token_count=forecast["cache_read_input_tokens"],
+        candidates_token_count=100,
+        thoughts_token_count=50,
+    ).model_dump(mode="json", exclude_none=True)
+    answer = report(owner, second["render_id"], usage=metadata, model="gemini-2.5-flash")
+    assert answer.status_code == 201, answer.content
+    row = RenderUsage.objects.get(render_public_id=second["render_id"])
+    assert row.provider == "google" and row.priced_model == "gemini-2.5-flash"
+    assert row.cache_read_tokens == forecast["cache_read_input_tokens"] and row.output_tokens == 150
+    assert row.cache_write_5m_tokens == 0 and row.forecast_agreed and not row.unexplained_miss
+    uncached = forecast["input_tokens"] - forecast["cache_read_input_tokens"]
+    expected = (
+        uncached * Decimal("0.30") + row.cache_read_tokens * Decimal("0.030") + 150 * Decimal("2.50")
+    ) / 1_000_000
+    assert row.cost_usd == expected

@@ -16,12 +16,17 @@ def test_bench_formats_prints_zero_violations_for_every_format():
     lines = out.getvalue().splitlines()
     assert "SDK types checked on 8" in lines[0]
     rows = [line for line in lines if "rule violations" in line]
-    assert [row.split()[0] for row in rows] == ["anthropic_messages", "openai_responses", "openai_chat"]
+    assert [row.split()[0] for row in rows] == [
+        "anthropic_messages",
+        "openai_responses",
+        "openai_chat",
+        "gemini_contents",
+    ]
     assert all("rule violations     0" in row and "SDK type errors     0" in row for row in rows)
 
 
 def test_bench_formats_counts_a_violation(monkeypatch):
-    monkeypatch.setattr(formats, "violations", lambda fmt, request: ["planted"])
+    monkeypatch.setattr(formats, "violations", lambda fmt, request, prefill=False: ["planted"])
     lines: list[str] = []
     formats.run(lines.append, timelines=3, sdk_every=0)
     assert "rule violations     3" in lines[1]

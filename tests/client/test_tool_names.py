@@ -2,7 +2,7 @@
 the native formats use."""
 
 import pytest
-from timeline_client import provider_tool_name, timeline_tool_name
+from timeline_client import gemini_tool_name, provider_tool_name, timeline_tool_name
 
 from timeline_app.rendering.native import tool_names as core
 
@@ -14,6 +14,10 @@ NAMES = [
     "a" * 64,
     "a" * 65,
     "x.y-z" * 30,
+    "1password.lookup",
+    ".hidden",
+    "-dash",
+    "_private",
 ]
 
 
@@ -21,6 +25,18 @@ NAMES = [
 def test_the_client_maps_tool_names_exactly_like_the_render(name):
     assert provider_tool_name(name) == core.provider_tool_name(name)
     assert timeline_tool_name(provider_tool_name(name), declared=NAMES) == name
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_gemini_name_starts_with_a_letter_or_underscore_and_maps_back(name):
+    gemini = gemini_tool_name(provider_tool_name(name))
+    assert gemini == core.gemini_tool_name(core.provider_tool_name(name))
+    assert core.GEMINI_NAME_PATTERN.match(gemini), gemini
+    assert timeline_tool_name(gemini, declared=NAMES) == name
+    # Only the names Gemini would refuse change.
+    assert (gemini == provider_tool_name(name)) == (
+        name[:1].isascii() and (name[:1].isalpha() or name[0] == "_")
+    )
 
 
 def test_a_name_that_is_no_mapping_is_refused():

@@ -109,6 +109,7 @@ async def drive(params: StdioServerParameters, paths: dict[str, str]) -> None:
             "anthropic_messages",
             "openai_responses",
             "openai_chat",
+            "gemini_contents",
         }
         assert not schemas["timeline_sources"].get("properties")
         descriptions = {t.name: t.description or "" for t in listed}
@@ -155,6 +156,10 @@ async def drive(params: StdioServerParameters, paths: dict[str, str]) -> None:
         as_openai = await session.call_tool("timeline_render", {"format": "openai"})
         rendered = json.loads(text_of(as_openai))
         assert rendered["tokens"]["visible"] > 0 and rendered["blocks"][0]["role"] == "user"
+        as_gemini = await session.call_tool("timeline_render", {"format": "gemini_contents"})
+        native = json.loads(text_of(as_gemini))
+        assert native["request"]["contents"][0]["role"] == "user" and "config" in native["request"]
+        assert native["ending"] in ("user", "continue_text")
 
         sources = await session.call_tool("timeline_sources", {})
         assert json.loads(text_of(sources))[0]["url"] == "https://example.org/harbour"

@@ -1,7 +1,9 @@
 """docs/examples/anthropic_tool_loop.py runs as written against a live server: a native tool-use
 loop on the real anthropic SDK (mocked transport) through a compaction and a TTL prune, every
 request valid by the SDK types and the provider's rules, extended thinking on (every request with a
-pending tool_use sends the reply's signed thinking block back first in that assistant message)."""
+pending tool_use sends the reply's signed thinking block back first in that assistant message); a
+follow-up call after the answer goes through (the render ends with the user's continue message)
+and the same render with prefill is the API's 400."""
 
 from __future__ import annotations
 
@@ -36,8 +38,13 @@ def run_script(live: Live) -> list[str]:
 
 def test_the_offline_anthropic_tool_loop_compacts_prunes_and_stays_valid(live: Live):
     out = run_script(live)
-    assert out[-1] == "8 model calls, every request valid"
+    assert out[-1] == "9 model calls, every request valid"
     assert out[-2] == "4 requests sent the signed thinking back first with their tool_use"
+    assert out[-4] == (
+        "follow-up, ending prefill: 400 This model does not support assistant message prefill. "
+        "The conversation must end with a user message."
+    ), out
+    assert out[-3] == "follow-up, ending continue_text: answer: Order 1005 ships tomorrow.", out
     text = "\n".join(out)
     assert "the render compacted: summary at" in text
     assert any(line.startswith("turn 4: the cache expired, TTL pruning hid ") for line in out)

@@ -33,11 +33,18 @@ class RenderIn(StrictSerializer):
         default="anthropic",
         help_text=(
             "`anthropic` (default), `openai`, `text`: the seed dialect; `anthropic_messages`, "
-            "`openai_responses`, `openai_chat`: the provider's own request body with native tool use, "
-            "in `request` (docs/native-formats.md)"
+            "`openai_responses`, `openai_chat`, `gemini_contents`: the provider's own request body with "
+            "native tool use, in `request` (docs/native-formats.md)"
         ),
     )
     include_sources = StrictBooleanField(required=False, default=False)
+    prefill = StrictBooleanField(
+        required=False,
+        default=False,
+        help_text="`anthropic_messages`, `gemini_contents`: keep the model's message last when the history "
+        "ends with it (for models that still take a prefill); by default such a render ends with a user "
+        "message of the `continue_text` setting. `ending` in the answer says which happened",
+    )
     include_announce = StrictBooleanField(required=False, default=False)
     cache_last = StrictBooleanField(required=False, default=True)
     force_sanitize = StrictBooleanField(required=False, default=False)
@@ -147,7 +154,7 @@ class UsageForecastOut(serializers.Serializer[Any]):
     """What the provider will bill this render's input as, by its documented caching rules applied
     to this context's recent renders (Anthropic's usage field names)."""
 
-    provider = serializers.ChoiceField(choices=["anthropic", "openai"])
+    provider = serializers.ChoiceField(choices=["anthropic", "openai", "google"])
     model = serializers.CharField(help_text="the model assumed (empty: the provider's default rules)")
     input_tokens = serializers.IntegerField(help_text="every input token of the request")
     cache_read_input_tokens = serializers.IntegerField()
@@ -184,8 +191,19 @@ class RenderOut(serializers.Serializer[Any]):
         help_text=(
             "native formats only: the SDK call's keyword arguments without `model` (`system` + "
             "`messages` for messages.create; `input`, `instructions`, `prompt_cache_key` for "
-            "responses.create; `messages`, `prompt_cache_key` for chat.completions.create)"
+            "responses.create; `messages`, `prompt_cache_key` for chat.completions.create; `contents`, "
+            "`config` for models.generate_content)"
         ),
+    )
+    ending = serializers.ChoiceField(
+        source="rendered.ending",
+        choices=["user", "continue_text", "prefill", "assistant"],
+        allow_null=True,
+        help_text="native formats: how the request ends. `user`: with the user's message (or tool "
+        "results), as the history does; `continue_text`: the history ended with the model's, so a user "
+        "message of the `continue_text` setting was added (`anthropic_messages`, `gemini_contents`); "
+        "`prefill`: with the model's, kept last as asked; `assistant`: with the assistant's, as the "
+        "history does (the OpenAI formats take that). Null for the seed formats",
     )
     tokens = TokensOut(source="rendered.tokens")
     compaction = CompactionOut(allow_null=True)

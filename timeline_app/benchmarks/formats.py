@@ -1,7 +1,8 @@
 """``manage.py bench formats --timelines N``: render N random timelines (``timelines.py``: every
 state a history can be in) in each native format; print the violations of the providers' rules
 (``rendering/native/validate.py``) and of the SDKs' request types, and the render time per format.
-Goal: 0 violations."""
+Every other timeline holds thinking blocks of all three providers (the provider switch: each
+format keeps only its own opaque parts, the others' readable text). Goal: 0 violations."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from timeline_app.benchmarks.timelines import random_timeline
+from timeline_app.benchmarks.timelines import random_timeline, with_thinking
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.rendering.native import NATIVE_FORMATS
 from timeline_app.rendering.native.validate import violations
@@ -31,6 +32,8 @@ def run(write: Callable[[str], None], *, timelines: int = 1_000, seed: int = 0, 
     for n in range(timelines):
         rng = random.Random(seed + n)
         blocks = random_timeline(rng)
+        if n % 2:  # the provider switch: thinking of all three providers in one history
+            blocks = with_thinking(random.Random((seed + n) ^ 0x5EED), blocks)
         blocks_total += len(blocks)
         settings = RenderSettings(
             cache_ttl_seconds=rng.choice([300, 3600]), cache_min_tokens=rng.choice([0, 1024])
@@ -44,6 +47,7 @@ def run(write: Callable[[str], None], *, timelines: int = 1_000, seed: int = 0, 
                 announce=("budget: 3 calls",),
                 system_text=rng.choice(["", "You are an agent. " * 50]),
                 prompt_cache_key="tl-bench",
+                prefill=rng.random() < 0.1,
             )
             start = time.perf_counter()
             rendered = render_window(
@@ -51,7 +55,7 @@ def run(write: Callable[[str], None], *, timelines: int = 1_000, seed: int = 0, 
             )
             seconds[fmt].append(time.perf_counter() - start)
             request = rendered.request or {}
-            found = violations(fmt, request)
+            found = violations(fmt, request, prefill=options.prefill)
             if found:
                 broken[fmt] += 1
                 if len(first) < 5:
@@ -62,7 +66,8 @@ def run(write: Callable[[str], None], *, timelines: int = 1_000, seed: int = 0, 
                     first.append(f"timeline {seed + n} {fmt}: rejected by the SDK request types")
     write(
         f"bench formats: {timelines:,} random timelines (seeds {seed}..{seed + timelines - 1}, "
-        f"{blocks_total / max(timelines, 1):.0f} blocks on average); SDK types checked on {checked:,}"
+        f"{blocks_total / max(timelines, 1):.0f} blocks on average, every other one with thinking of "
+        f"the three providers); SDK types checked on {checked:,}"
         + ("" if sdk_type_errors is not None else " (SDKs not installed)")
     )
     for fmt in NATIVE_FORMATS:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from anthropic.types import MessageParam, TextBlockParam
+from google.genai import types as genai_types
 from openai.types.chat import ChatCompletionMessageParam
 from openai.types.responses import ResponseInputParam
 from pydantic import TypeAdapter, ValidationError
@@ -14,6 +15,10 @@ _ANTHROPIC_MESSAGES = TypeAdapter(list[MessageParam])
 _ANTHROPIC_SYSTEM = TypeAdapter(list[TextBlockParam])
 _RESPONSES_INPUT = TypeAdapter(ResponseInputParam)
 _CHAT_MESSAGES = TypeAdapter(list[ChatCompletionMessageParam])
+# google-genai's types are pydantic models that forbid unknown fields; they take bytes (a
+# signature, inline data) as base64 strings, as the SDK does with the dicts it is given.
+_GEMINI_CONTENTS = TypeAdapter(list[genai_types.Content])
+_GEMINI_CONFIG = TypeAdapter(genai_types.GenerateContentConfig)
 
 
 def _drain(value: Any) -> None:
@@ -36,12 +41,15 @@ def sdk_type_errors(format: str, request: dict[str, Any]) -> list[str]:
         checks = [(_ANTHROPIC_MESSAGES, request["messages"]), (_ANTHROPIC_SYSTEM, request.get("system", []))]
     elif format == "openai_responses":
         checks = [(_RESPONSES_INPUT, request["input"])]
+    elif format == "gemini_contents":
+        checks = [(_GEMINI_CONTENTS, request["contents"]), (_GEMINI_CONFIG, request.get("config", {}))]
     else:
         checks = [(_CHAT_MESSAGES, request["messages"])]
     errors: list[str] = []
     for adapter, value in checks:
         try:
-            _drain(adapter.validate_python(value, strict=True))
+            # google-genai's bytes fields take base64 text only outside strict mode.
+            _drain(adapter.validate_python(value, strict=format != "gemini_contents"))
         except ValidationError as error:
             errors.append(str(error)[:2000])
     return errors

@@ -5,6 +5,7 @@ and named contexts of OpenAI messages (system messages, tool pairs broken the sa
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 from dataclasses import replace
@@ -285,13 +286,35 @@ _ASSISTANT_SIDE = frozenset({b.TOOL_CALL, b.NOTES, b.ASSISTANT_COMPLETION, b.PLA
 
 
 def thinking_block(rng: random.Random, turn_id: str) -> Block:
-    """A random ``react.thinking`` block: Anthropic thinking (signed) or redacted thinking, or an
-    OpenAI reasoning item (with or without encrypted content and summary)."""
+    """A random ``react.thinking`` block: Anthropic thinking (signed) or redacted thinking, an
+    OpenAI reasoning item (with or without encrypted content and summary), or a Gemini thought
+    (signed or not) or thought signature. A history holding all three is a provider switch."""
     roll = rng.random()
     tag = rng.randint(0, 10**6)
+    meta: dict[str, Any]
+    if roll < 0.3:
+        signature = base64.b64encode(f"gemini-signature-{tag}".encode()).decode()
+        if roll < 0.15:
+            text = ""
+            meta = {"provider": "google", "kind": "signature", "signature": signature}
+        else:
+            text = f"thought {tag}: " + FILLER * rng.randint(1, 4)
+            meta = {"provider": "google", "kind": "thought"}
+            if rng.random() < 0.5:
+                meta["signature"] = signature
+        return Block(
+            seq=0,
+            type=b.THINKING,
+            turn_id=turn_id,
+            author="assistant",
+            text=text,
+            meta=meta,
+            tokens=_tokens(text) + 4,
+        )
+    roll = (roll - 0.3) / 0.7
     if roll < 0.45:
         text = f"thinking {tag}: " + FILLER * rng.randint(0, 6)
-        meta: dict[str, Any] = {"provider": "anthropic", "kind": "thinking", "signature": f"sig{tag}=="}
+        meta = {"provider": "anthropic", "kind": "thinking", "signature": f"sig{tag}=="}
     elif roll < 0.6:
         text = ""
         meta = {"provider": "anthropic", "kind": "redacted_thinking", "data": f"EmwKAhgB{tag}"}

@@ -33,6 +33,10 @@ class RenderSettings:
     # The model the LLM summarizer uses for this conversation (None: TIMELINE_SUMMARY_MODEL). The
     # shell checks it against the configured summarizer's provider.
     summary_model: str | None = None
+    # Native formats that need the user's message last (``anthropic_messages``, ``gemini_contents``):
+    # the text of the short user message a render ends with when the history ends with the model's
+    # (unless the render asks for ``prefill``). In the uncached tail: no cache marker moves.
+    continue_text: str = "Continue."
 
     @property
     def effective_keep_recent_tokens(self) -> int:
@@ -67,6 +71,8 @@ SETTING_KEYS = tuple(f.name for f in fields(RenderSettings))
 # Settings that hold text, with the pattern they must match (schema and validation).
 MODEL_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:/@\-]{0,99}$"
 TEXT_SETTINGS: dict[str, str] = {"summary_model": MODEL_NAME_PATTERN}
+# Settings that hold free text, with their maximum length (never blank).
+FREE_TEXT_SETTINGS: dict[str, int] = {"continue_text": 2_000}
 # Public: the API declares these ranges in its OpenAPI schema.
 SETTING_RANGES = _RANGES
 
@@ -78,6 +84,13 @@ def validate_overrides(overrides: Any) -> dict[str, Any]:
     errors: dict[str, str] = {}
     clean: dict[str, Any] = {}
     for key, value in overrides.items():
+        if key in FREE_TEXT_SETTINGS:
+            limit = FREE_TEXT_SETTINGS[key]
+            if not isinstance(value, str) or not value.strip() or len(value) > limit:
+                errors[key] = f"must be a non-blank text of at most {limit} characters"
+            else:
+                clean[key] = value
+            continue
         if key in TEXT_SETTINGS:
             if value is not None and (not isinstance(value, str) or not re.match(TEXT_SETTINGS[key], value)):
                 errors[key] = "must be a model name (letters, digits, _.:/@-; at most 100) or null"

@@ -10,7 +10,11 @@ Responses input. The block's shape, by ``meta.provider`` and ``meta.kind``:
 * ``anthropic`` / ``redacted_thinking``: ``meta.data`` the encrypted thinking, no ``text``;
 * ``openai`` / ``reasoning``: ``meta.id`` the item id (``rs_…``), ``meta.summary`` its summary
   parts (``[{"type": "summary_text", "text": …}]``, may be empty), ``meta.encrypted_content``
-  (a string, or absent / null when the response was stored), no ``text``.
+  (a string, or absent / null when the response was stored), no ``text``;
+* ``google`` / ``thought``: a Gemini thought part (``thought: true``): ``text`` its text,
+  ``meta.signature`` its ``thought_signature`` (base64, optional);
+* ``google`` / ``signature``: the ``thought_signature`` (``meta.signature``, base64, required) of
+  the Gemini part stored right after it (a function call, a text), no ``text``.
 
 Other keys of ``meta`` are kept and ignored. A thinking block carries no binary payload and is
 not the user's.
@@ -18,6 +22,8 @@ not the user's.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 from typing import Any
 
@@ -26,9 +32,16 @@ from timeline_app.domain.blocks import THINKING, Block
 PROVIDERS: dict[str, tuple[str, ...]] = {
     "anthropic": ("thinking", "redacted_thinking"),
     "openai": ("reasoning",),
+    "google": ("thought", "signature"),
 }
-# The native format that sends back each provider's thinking; every other format leaves it out.
-FORMAT_PROVIDER: dict[str, str] = {"anthropic_messages": "anthropic", "openai_responses": "openai"}
+# The native format that sends back each provider's thinking (its opaque parts: signatures,
+# encrypted content); the other native formats keep only its readable text, the seed formats none.
+FORMAT_PROVIDER: dict[str, str] = {
+    "anthropic_messages": "anthropic",
+    "openai_responses": "openai",
+    "gemini_contents": "google",
+}
+NATIVE_FORMATS: tuple[str, ...] = ("anthropic_messages", "openai_responses", "openai_chat", "gemini_contents")
 
 
 def _nonempty_str(value: Any) -> bool:
@@ -65,6 +78,19 @@ def thinking_block_problems(
         if not _nonempty_str(meta.get("signature")):
             problems[f"{where}.signature"] = "required: the thinking block's signature, a non-empty string"
         return problems
+    if provider == "google":
+        signature = meta.get("signature")
+        if (kind == "signature" or signature is not None) and not _is_base64(signature):
+            problems[f"{where}.signature"] = (
+                "required: the part's thought_signature as base64"
+                if kind == "signature"
+                else "must be the part's thought_signature as base64"
+            )
+        if kind == "signature" and text:
+            problems[f"{at}text"] = "a signature block has no text (its signature lives in meta)"
+        if kind == "thought" and not text and signature is None:
+            problems[f"{at}text"] = "required: the thought's text (or a signature)"
+        return problems
     if text:
         problems[f"{at}text"] = f"a {kind} block has no text (its content lives in meta)"
     if kind == "redacted_thinking":
@@ -93,6 +119,16 @@ def thinking_block_problems(
     return problems
 
 
+def _is_base64(value: Any) -> bool:
+    if not _nonempty_str(value):
+        return False
+    try:
+        base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
+
+
 def thinking_provider(block: Block) -> str:
     """The provider whose native format sends ``block`` back; empty for any other block."""
     if block.type != THINKING:
@@ -102,12 +138,26 @@ def thinking_provider(block: Block) -> str:
 
 
 def renders_in(block: Block, format: str) -> bool:
-    """Does ``block`` appear in a render of ``format``? Every block but a thinking block does; a
-    thinking block only in its provider's native format and only while visible (a hidden one
-    cannot stand in for the signed original, so it is left out like in every other format)."""
+    """Does ``block`` appear in a render of ``format``? Every block but a thinking block does. A
+    visible thinking block appears in its provider's native format (opaque parts and all), and in
+    the other native formats when it has readable text (thinking text, reasoning summary, thought
+    text: :func:`readable_text`); never in the seed formats, never hidden (a replacement text
+    cannot stand in for the signed original)."""
     if block.type != THINKING:
         return True
-    return not block.hidden and FORMAT_PROVIDER.get(format) == thinking_provider(block) != ""
+    if block.hidden or format not in NATIVE_FORMATS:
+        return False
+    return is_own_thinking(block, format) or bool(readable_text(block).strip())
+
+
+def is_own_thinking(block: Block, format: str) -> bool:
+    """Is ``block`` a thinking block that ``format`` sends back whole (its provider's)?"""
+    return FORMAT_PROVIDER.get(format) == thinking_provider(block) != ""
+
+
+def readable_text(block: Block) -> str:
+    """What another provider's format keeps of a thinking block: its readable text."""
+    return thinking_text_and_opaque(block)[0]
 
 
 def native_thinking(block: Block) -> dict[str, Any]:
@@ -118,6 +168,11 @@ def native_thinking(block: Block) -> dict[str, Any]:
         return {"type": "thinking", "thinking": block.text, "signature": meta.get("signature", "")}
     if kind == "redacted_thinking":
         return {"type": "redacted_thinking", "data": meta.get("data", "")}
+    if kind in ("thought", "signature"):
+        part: dict[str, Any] = {"text": block.text, "thought": True} if kind == "thought" else {}
+        if isinstance(meta.get("signature"), str):
+            part["thought_signature"] = meta["signature"]
+        return part
     summary = meta.get("summary")
     item: dict[str, Any] = {
         "type": "reasoning",
@@ -150,6 +205,8 @@ def thinking_text_and_opaque(block: Block) -> tuple[str, str]:
         ]
         encrypted = meta.get("encrypted_content")
         return "\n\n".join(texts), encrypted if isinstance(encrypted, str) else ""
+    if meta.get("kind") == "signature":
+        return "", ""
     return block.text, ""
 
 

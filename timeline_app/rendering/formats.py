@@ -20,7 +20,9 @@ from timeline_app.domain.blocks import (
 )
 from timeline_app.domain.text import ellipsize
 
-Format = Literal["anthropic", "openai", "text", "anthropic_messages", "openai_responses", "openai_chat"]
+Format = Literal[
+    "anthropic", "openai", "text", "anthropic_messages", "openai_responses", "openai_chat", "gemini_contents"
+]
 # The seed's dialect (one user message of parts), then the providers' own formats (``native/``).
 FORMATS: tuple[str, ...] = (
     "anthropic",
@@ -29,6 +31,7 @@ FORMATS: tuple[str, ...] = (
     "anthropic_messages",
     "openai_responses",
     "openai_chat",
+    "gemini_contents",
 )
 
 # Media types the Anthropic API accepts for base64 images and documents.

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from timeline_app.domain.block_text import CONTINUED_META, block_text
-from timeline_app.domain.blocks import SUMMARY, TURN_HEADER, USER_PROMPT, Block, turn_header_path
+from timeline_app.domain.blocks import SUMMARY, THINKING, TURN_HEADER, USER_PROMPT, Block, turn_header_path
 from timeline_app.domain.settings import RenderSettings
-from timeline_app.domain.thinking import renders_in
+from timeline_app.domain.thinking import is_own_thinking, readable_text, renders_in
 from timeline_app.domain.tokens import count_text_tokens
 
 from .cache_points import cache_point_indices
@@ -29,7 +29,7 @@ from .formats import (
     openai_messages,
     sources_pool_text,
 )
-from .native import NATIVE_FORMATS, render_native
+from .native import CONTINUED, NATIVE_FORMATS, render_native
 from .prefix import Prefix, build_prefix, segment_key
 
 NEVER_FILTERED = frozenset({TURN_HEADER, USER_PROMPT, SUMMARY})
@@ -48,6 +48,9 @@ class RenderOptions:
     # ``instructions`` or a first system message) and the ``prompt_cache_key`` suggestion.
     system_text: str = ""
     prompt_cache_key: str = ""
+    # Native formats: keep the model's message last when the history ends with it (else
+    # ``anthropic_messages`` and ``gemini_contents`` end with a user message of ``continue_text``).
+    prefill: bool = False
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -69,8 +72,10 @@ class Rendered:
     marked_seqs: list[int] = field(default_factory=list)
     # The cacheable prefix's fingerprint (``prefix.py``): what the cache explainer compares.
     prefix: Prefix = field(default_factory=Prefix)
-    # Native formats: the SDK call's keyword arguments (``blocks`` is its message list).
+    # Native formats: the SDK call's keyword arguments (``blocks`` is its message list), and how
+    # it ends (``native.ENDINGS``: ``user``, ``continue_text``, ``prefill``, ``assistant``).
     request: dict[str, Any] | None = None
+    ending: str | None = None
 
 
 def filter_contributions(
@@ -160,6 +165,14 @@ def tail_texts(
     return [t for t in texts if t]
 
 
+def _as_rendered(block: Block, format: str) -> Block:
+    """A block as ``format`` renders it: another provider's thinking block costs its readable
+    text only (its opaque parts are left out)."""
+    if block.type != THINKING or is_own_thinking(block, format):
+        return block
+    return replace(block, tokens=count_text_tokens(readable_text(block)))
+
+
 def render_window(
     blocks: Sequence[Block],
     *,
@@ -176,12 +189,13 @@ def render_window(
     Steps: the continued header of a window that starts mid-turn → contribution filters → cache points on the stable stream → parts (the marker sits
     on the last emitted part of each cache-point block) → tail (never cached).
 
-    A thinking block (``react.thinking``) is in the stable stream only in its provider's native
-    format (``domain.thinking.renders_in``): every other format leaves it out, so it costs nothing
-    there (``tokens.visible``), is no cache point and no part.
+    A thinking block (``react.thinking``) is in the stable stream whole in its provider's native
+    format, as its readable text in the other native formats (``domain.thinking.renders_in``); the
+    seed formats leave it out, so it costs nothing there (``tokens.visible``), is no cache point
+    and no part.
     """
     stable = [
-        block
+        _as_rendered(block, options.format)
         for block in filter_contributions(
             with_continued_header(blocks),
             exclude=options.exclude_contributions,
@@ -214,7 +228,13 @@ def render_window(
             cache_min_tokens=settings.cache_min_tokens,
             cache_ttl_seconds=settings.cache_ttl_seconds,
             prompt_cache_key=options.prompt_cache_key,
+            continue_text=settings.continue_text,
+            prefill=options.prefill,
         )
+        if native.ending == CONTINUED:
+            extra = count_text_tokens(settings.continue_text)
+            tokens["tail"] += extra
+            tokens["total"] += extra
         keyed = [(b, segment_key(b, block_text(b)), native.item_of.get(i, 0)) for i, b in enumerate(stable)]
         return Rendered(
             blocks=native.items,
@@ -223,6 +243,7 @@ def render_window(
             marked_seqs=native.marked_seqs,
             prefix=build_prefix(seed, keyed),
             request=native.request,
+            ending=native.ending,
         )
     if options.format == "openai":
         # OpenAI caches prefixes by itself: no markers, no cache points.

@@ -28,6 +28,7 @@ from timeline_app.rendering.pipeline import Rendered, RenderOptions, render_wind
 from timeline_app.rendering.prefix import stored_checkpoints
 from timeline_app.rendering.usage.forecast import (
     ANTHROPIC_MIN_TOKENS,
+    GEMINI_MIN_TOKENS,
     CacheRules,
     Forecast,
     forecast_usage,
@@ -44,6 +45,7 @@ def cache_rules() -> CacheRules:
     return CacheRules(
         anthropic_min_tokens={**ANTHROPIC_MIN_TOKENS, **settings.TIMELINE_CACHE_MIN_TOKENS},
         openai_retention_seconds=settings.TIMELINE_OPENAI_CACHE_RETENTION_SECONDS,
+        gemini_min_tokens={**GEMINI_MIN_TOKENS, **settings.TIMELINE_CACHE_MIN_TOKENS},
     )
 
 
@@ -96,9 +98,8 @@ def render_forecast(
             head_tokens=head_tokens,
             input_tokens=input_tokens,
         )
-    state = selectors.cache_state(
-        timeline=timeline, provider=provider, now=now, retention_seconds=rules.openai_retention_seconds
-    )
+    retention = rules.gemini_retention_seconds if provider == "google" else rules.openai_retention_seconds
+    state = selectors.cache_state(timeline=timeline, provider=provider, now=now, retention_seconds=retention)
     forecast = forecast_usage(request=request, state=state, now=now, rules=rules)
     return RenderForecast(
         forecast=forecast,

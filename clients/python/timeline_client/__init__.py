@@ -11,7 +11,7 @@ from timeline_client.contexts import (
 from timeline_client.http import TimelineAPIError, TimelineError, TimelineUnavailable, Transport
 from timeline_client.native import NativeRequest
 from timeline_client.timelines import TimelineClient, attachment, is_context_limit_error
-from timeline_client.tool_names import provider_tool_name, timeline_tool_name
+from timeline_client.tool_names import gemini_tool_name, provider_tool_name, timeline_tool_name
 from timeline_client.types import (
     BlockAnswer,
     BlocksAnswer,
@@ -91,6 +91,7 @@ __all__ = [
     "UsageReportAnswer",
     "UsageTotals",
     "attachment",
+    "gemini_tool_name",
     "get_context",
     "get_full_context",
     "is_context_limit_error",

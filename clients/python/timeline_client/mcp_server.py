@@ -82,8 +82,9 @@ Render the context as the model sees it now: the latest summary (if compacted), 
 visible blocks with their paths, hidden blocks as their replacement text. format "text" (the \
 default) gives readable text with cache points marked =>[k]; "anthropic" gives the content \
 parts of the user message, "openai" chat messages, each as JSON with token counts; \
-"anthropic_messages", "openai_responses" and "openai_chat" the provider's own request body with \
-native tool use (the SDK call's keyword arguments in "request"). Rendering \
+"anthropic_messages", "openai_responses", "openai_chat" and "gemini_contents" the provider's own \
+request body with native tool use (the SDK call's keyword arguments in "request", and "ending": \
+whether a continue message was added after the model's last message). Rendering \
 may compact the context when it is over its token threshold."""
 
 _READ_ONLY = ToolAnnotations(
@@ -188,7 +189,13 @@ def build_server(client: TimelineClient, conversation: str, context: str = "main
     )
     def timeline_render(
         format: Literal[
-            "text", "anthropic", "openai", "anthropic_messages", "openai_responses", "openai_chat"
+            "text",
+            "anthropic",
+            "openai",
+            "anthropic_messages",
+            "openai_responses",
+            "openai_chat",
+            "gemini_contents",
         ] = "text",
     ) -> str:
         debug = {"debug": True} if format == "text" else {}
@@ -199,6 +206,7 @@ def build_server(client: TimelineClient, conversation: str, context: str = "main
             answer = rendered.render
             native = {
                 "request": dict(rendered),
+                "ending": answer.get("ending"),
                 "tokens": answer["tokens"],
                 "compaction": answer["compaction"],
             }

@@ -6,7 +6,7 @@ from typing import Any, Literal, get_args
 
 from timeline_client.types import RenderAnswer
 
-NativeFormat = Literal["anthropic_messages", "openai_responses", "openai_chat"]
+NativeFormat = Literal["anthropic_messages", "openai_responses", "openai_chat", "gemini_contents"]
 NATIVE_FORMATS: tuple[str, ...] = get_args(NativeFormat)
 
 

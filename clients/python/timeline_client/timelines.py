@@ -54,7 +54,7 @@ def is_context_limit_error(exc: BaseException) -> bool:
 
 
 RENDERS_REMEMBERED = 1024
-USAGE_KEYS = ("input_tokens", "prompt_tokens")
+USAGE_KEYS = ("input_tokens", "prompt_tokens", "prompt_token_count")
 
 
 def _plain(value: Any) -> Any:
@@ -73,10 +73,15 @@ def usage_of(response: Any) -> tuple[dict[str, Any], str]:
         raise TypeError("expected an SDK response, its dict, or a usage object")
     if any(key in data for key in USAGE_KEYS):
         return data, ""
-    usage = _plain(data.get("usage"))
+    # Gemini's GenerateContentResponse: ``usage_metadata`` and ``model_version``.
+    usage = _plain(data.get("usage", data.get("usage_metadata")))
     if not isinstance(usage, dict):
         raise ValueError("the response carries no usage object")
-    model = data.get("model")
+    if "prompt_token_count" in usage:
+        usage = {
+            key: value for key, value in usage.items() if value is not None and not isinstance(value, list)
+        }
+    model = data.get("model", data.get("model_version"))
     return usage, model if isinstance(model, str) else ""
 
 
@@ -225,11 +230,15 @@ class TimelineClient:
         ``exclude_contributions``, ``include_only_contributions``, ``now``, ``debug`` (text format: add the
         stream with its cache marks), ``model`` and ``tools_tokens`` (for the ``usage_forecast``).
 
-        With a native format (``anthropic_messages``, ``openai_responses``, ``openai_chat``) the answer
-        is a :class:`NativeRequest`: the SDK call's keyword arguments, ready for
-        ``anthropic.messages.create(model=…, max_tokens=…, tools=…, **kwargs)`` (or ``responses.create``,
-        ``chat.completions.create``), with the whole render answer in ``.render``. Declare your tools
-        under ``provider_tool_name(name)`` (``timeline_client.tool_names``)."""
+        With a native format (``anthropic_messages``, ``openai_responses``, ``openai_chat``,
+        ``gemini_contents``) the answer is a :class:`NativeRequest`: the SDK call's keyword arguments,
+        ready for ``anthropic.messages.create(model=…, max_tokens=…, tools=…, **kwargs)`` (or
+        ``responses.create``, ``chat.completions.create``, ``genai.Client().models.generate_content(
+        model=…, **kwargs)``: ``contents`` and ``config``; add your tools to a copy of ``config``), with
+        the whole render answer in ``.render``. Declare your tools under ``provider_tool_name(name)``
+        (Gemini: ``gemini_tool_name(provider_tool_name(name))``; ``timeline_client.tool_names``).
+        ``prefill=True`` keeps the model's message last (``anthropic_messages``, ``gemini_contents``
+        otherwise end with a user message of the ``continue_text`` setting; ``.render["ending"]``)."""
         body = {**options, **({"format": format} if format is not None else {})}
         answer = self.transport.call(
             RenderAnswer, "POST", self._path(conversation, context, "render/"), json=body

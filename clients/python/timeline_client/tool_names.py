@@ -13,7 +13,10 @@ for every format and documented in ``docs/native-formats.md``:
   ``-h`` and 12 hex digits of the SHA-256 of the original name (``-h`` is no escape, so such a name
   never collides with a shorter one); it reverses against the list of names the agent declares.
 
-The Python client carries the same two functions (``timeline_client.tool_names``), so an agent
+Gemini takes ``[A-Za-z0-9_.:-]``, up to 128 characters, but the first must be a letter or ``_``:
+``gemini_tool_name(provider_tool_name(name))`` is the name to declare to Gemini.
+
+The Python client carries the same functions (``timeline_client.tool_names``), so an agent
 declares its tools to the provider under the very names the render uses.
 """
 
@@ -25,6 +28,8 @@ from collections.abc import Iterable
 
 MAX_NAME_CHARS = 64
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+GEMINI_NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$")
+GEMINI_PREFIX = "_-g"
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]+$")
 _KEPT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _HASHED_HEAD = 50
@@ -78,12 +83,24 @@ def provider_tool_name(name: str) -> str:
     return f"{head}-h{digest}"
 
 
+def gemini_tool_name(mapped: str) -> str:
+    """The name Gemini accepts for a name :func:`provider_tool_name` gave: the same, with
+    ``_-g`` before it when it does not start with a letter or ``_``."""
+    first = mapped[:1]
+    if first == "_" or (first.isascii() and first.isalpha()):
+        return mapped
+    return GEMINI_PREFIX + mapped
+
+
 def timeline_tool_name(provider_name: str, declared: Iterable[str] = ()) -> str:
-    """The timeline's name for a provider tool name: the inverse of :func:`provider_tool_name`.
+    """The timeline's name for a provider tool name: the inverse of :func:`provider_tool_name`
+    (and of :func:`gemini_tool_name`).
 
     A hashed (shortened) name is looked up among ``declared`` (the agent's own tool names); any
     other name reverses by itself. Raises ``ValueError`` when it cannot be reversed.
     """
+    if provider_name.startswith(GEMINI_PREFIX):
+        provider_name = provider_name[len(GEMINI_PREFIX) :]
     if re.search(r"-h[0-9a-f]{12}$", provider_name):
         for name in declared:
             if provider_tool_name(name) == provider_name:

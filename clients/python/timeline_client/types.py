@@ -165,7 +165,7 @@ class CacheCreationAnswer(TypedDict):
 class UsageForecast(TypedDict):
     """``UsageForecastOut``: what the provider will bill the render's input as."""
 
-    provider: Literal["anthropic", "openai"]
+    provider: Literal["anthropic", "openai", "google"]
     model: str
     input_tokens: int
     cache_read_input_tokens: int
@@ -184,6 +184,7 @@ class RenderAnswer(TypedDict):
     blocks: list[dict[str, Any]]
     cache_points: list[int]
     request: NotRequired[dict[str, Any]]
+    ending: Literal["user", "continue_text", "prefill", "assistant"] | None
     tokens: TokensAnswer
     compaction: CompactionFigures | None
     pruning: PruningAnswer

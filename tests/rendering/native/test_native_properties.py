@@ -23,8 +23,9 @@ SYNTHETIC = MISSING_RESULT.split("{", 1)[0]
 
 
 def _timeline(seed: int) -> list[Any]:
-    """A random timeline; every other seed with thinking blocks of both providers in it (signed,
-    redacted, reasoning items; in place, in odd places, hidden)."""
+    """A random timeline; every other seed with thinking blocks of the three providers in it
+    (signed, redacted, reasoning items, Gemini thoughts and signatures; in place, in odd places,
+    hidden): the provider switch."""
     blocks = random_timeline(random.Random(seed))
     return with_thinking(random.Random(seed ^ 0x5EED), blocks) if seed % 2 else blocks
 
@@ -37,6 +38,7 @@ def _render(blocks: list[Any], fmt: str, rng: random.Random, **overrides: Any) -
         cache_last=rng.random() < 0.8,
         system_text=overrides.get("system", rng.choice(["", "You are an agent. " * 50])),
         prompt_cache_key="tl-key",
+        prefill=overrides.get("prefill", False),
     )
     render_settings = RenderSettings(
         cache_ttl_seconds=rng.choice([300, 3600]),
@@ -54,11 +56,12 @@ def _render(blocks: list[Any], fmt: str, rng: random.Random, **overrides: Any) -
 @given(seed=st.integers(min_value=0, max_value=2**32 - 1))
 def test_every_native_render_of_a_random_timeline_is_valid_and_byte_stable(seed: int) -> None:
     blocks = _timeline(seed)
+    prefill = seed % 7 == 0
     for fmt in NATIVE_FORMATS:
-        request = _render(blocks, fmt, random.Random(seed))
-        assert violations(fmt, request) == [], (fmt, stable_json(request)[:4000])
+        request = _render(blocks, fmt, random.Random(seed), prefill=prefill)
+        assert violations(fmt, request, prefill=prefill) == [], (fmt, stable_json(request)[:4000])
         assert sdk_type_errors(fmt, request) == [], fmt
-        again = _render(list(blocks), fmt, random.Random(seed))
+        again = _render(list(blocks), fmt, random.Random(seed), prefill=prefill)
         assert stable_json(again) == stable_json(request)
 
 
@@ -71,7 +74,8 @@ def _strip_markers(value: Any) -> Any:
 
 
 def _items(fmt: str, request: dict[str, Any]) -> list[Any]:
-    return request["input"] if fmt == "openai_responses" else request["messages"]
+    key = {"openai_responses": "input", "gemini_contents": "contents"}.get(fmt, "messages")
+    return request[key]
 
 
 def _stable_count(items: list[Any]) -> int:

@@ -1,8 +1,9 @@
-"""Thinking blocks (``react.thinking``) come back unchanged, in place, only in their provider's
-native format: Anthropic's signed ``thinking`` / ``redacted_thinking`` first in the assistant
-message of its round (before the ``tool_use``), never with a cache marker; OpenAI's ``reasoning``
-item before its function call in the Responses input; every other format leaves them out, and they
-cost nothing there."""
+"""Thinking blocks (``react.thinking``) come back unchanged, in place, in their provider's native
+format: Anthropic's signed ``thinking`` / ``redacted_thinking`` first in the assistant message of
+its round (before the ``tool_use``), never with a cache marker; OpenAI's ``reasoning`` item before
+its function call in the Responses input; Gemini's thought parts and signatures on their parts.
+The other native formats keep only their readable text (and cost only that); the seed formats
+leave them out, and they cost nothing there."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from timeline_app.domain import blocks as b
 from timeline_app.domain.blocks import Block
 from timeline_app.domain.costs import block_tokens
 from timeline_app.domain.settings import RenderSettings
+from timeline_app.domain.tokens import count_text_tokens
+from timeline_app.rendering.native import NATIVE_FORMATS
 from timeline_app.rendering.native.validate import violations
 from timeline_app.rendering.pipeline import RenderOptions, render_window
 
@@ -27,6 +30,17 @@ REASONING = {
     "id": "rs_0123",
     "summary": [{"type": "summary_text", "text": "**Looking the order up**"}],
     "encrypted_content": "gAAAAABpF-encrypted",
+}
+THOUGHT = {"provider": "google", "kind": "thought", "signature": "Q2lJQkRHZW1pbmlUaG91Z2h0"}
+SIGNATURE = {"provider": "google", "kind": "signature", "signature": "Q2lJQkRHZW1pbmlDYWxs"}
+OWN_FORMAT = {"anthropic": "anthropic_messages", "openai": "openai_responses", "google": "gemini_contents"}
+# What only the provider's own format may carry of each (its opaque part).
+OPAQUE = {
+    "thinking": SIGNED["signature"],
+    "redacted_thinking": REDACTED["data"],
+    "reasoning": "gAAAAABpF-encrypted",
+    "thought": THOUGHT["signature"],
+    "signature": SIGNATURE["signature"],
 }
 
 
@@ -41,7 +55,7 @@ def _timeline(thinking_meta: dict[str, Any], *, text: str = "", notes_first: boo
     thinking = _block(
         3,
         b.THINKING,
-        text if thinking_meta["kind"] == "thinking" else "",
+        text if thinking_meta["kind"] in ("thinking", "thought") else "",
         author="assistant",
         meta=thinking_meta,
     )
@@ -140,28 +154,41 @@ def test_a_reasoning_item_without_a_following_item_is_left_out():
     assert "reasoning" not in json.dumps(request)
 
 
-@pytest.mark.parametrize(
-    ("meta", "shown_in"),
-    [(SIGNED, "anthropic_messages"), (REDACTED, "anthropic_messages"), (REASONING, "openai_responses")],
-)
-def test_thinking_is_left_out_of_every_other_format_and_costs_nothing_there(meta, shown_in):
+@pytest.mark.parametrize("meta", [SIGNED, REDACTED, REASONING, THOUGHT, SIGNATURE])
+def test_thinking_comes_back_whole_in_its_format_as_readable_text_in_the_others_and_not_in_seed_ones(meta):
+    """The provider switch for one block: its own format carries its opaque part; every other
+    native format only its readable text (and counts only that); the seed formats nothing."""
     with_thinking = _timeline(meta, text="secret chain of thought")
     without = [block for block in with_thinking if block.type != b.THINKING]
     thinking = next(block for block in with_thinking if block.type == b.THINKING)
-    assert thinking.tokens > 0
-    for fmt in ("anthropic_messages", "openai_responses", "openai_chat", "anthropic", "openai", "text"):
+    readable = {
+        "thinking": "secret chain of thought",
+        "thought": "secret chain of thought",
+        "reasoning": "**Looking the order up**",
+    }.get(meta["kind"], "")
+    own = OWN_FORMAT[meta["provider"]]
+    assert thinking.tokens > 0 or meta["kind"] == "signature"
+    for fmt in (*NATIVE_FORMATS, "anthropic", "openai", "text"):
         rendered = _render(with_thinking, fmt)
         text = json.dumps(rendered.blocks) + json.dumps(rendered.request)
         tokens = rendered.tokens["visible"]
         bare = _render(without, fmt).tokens["visible"]
-        if fmt == shown_in:
+        if fmt == own:
             assert tokens == bare + thinking.tokens
-            assert '"thinking"' in text or '"reasoning"' in text or '"redacted_thinking"' in text
+            assert OPAQUE[meta["kind"]] in text
+            if readable:
+                assert readable in text
+        elif fmt in NATIVE_FORMATS:
+            assert OPAQUE[meta["kind"]] not in text, fmt
+            assert '"thought": true' not in text and "redacted_thinking" not in text, fmt
+            assert '"reasoning"' not in text and '"type": "thinking"' not in text, fmt
+            assert (readable in text) if readable else True, fmt
+            assert tokens == bare + count_text_tokens(readable), fmt
         else:
             assert tokens == bare, fmt
-            for marker in ("secret chain", "redacted_thinking", '"reasoning"', "rs_0123", "react.thinking"):
+            for marker in ("secret chain", "Looking the order up", OPAQUE[meta["kind"]], "react.thinking"):
                 assert marker not in text, (fmt, marker)
-        if fmt in ("anthropic_messages", "openai_responses", "openai_chat"):
+        if fmt in NATIVE_FORMATS:
             _valid(fmt, rendered.request)
 
 
@@ -242,19 +269,22 @@ def test_ttl_pruning_never_hides_a_thinking_block():
     assert {hide.seq for hide in decision.hides} == {7, 8}, "the old turn's results are pruned"
 
 
-def test_the_native_renderer_itself_sends_back_only_its_providers_thinking():
+def test_the_native_renderer_itself_sends_back_only_its_providers_opaque_parts():
     from timeline_app.rendering.native import render_native
 
     anthropic_thinking = _timeline(SIGNED, text="claude thoughts")
     reasoning = _block(4, b.THINKING, author="assistant", meta=REASONING)
     blocks = [*anthropic_thinking[:3], reasoning, *anthropic_thinking[3:]]
-    for fmt, shown, left_out in (
-        ("anthropic_messages", ["claude thoughts"], ["rs_0123"]),
-        ("openai_responses", ["rs_0123"], ["claude thoughts"]),
-        ("openai_chat", [], ["rs_0123", "claude thoughts"]),
+    for fmt, opaque, left_out in (
+        ("anthropic_messages", [SIGNED["signature"]], ["rs_0123", "gAAAAABpF"]),
+        ("openai_responses", ["rs_0123", "gAAAAABpF"], [SIGNED["signature"]]),
+        ("openai_chat", [], ["rs_0123", "gAAAAABpF", SIGNED["signature"]]),
+        ("gemini_contents", [], ["rs_0123", "gAAAAABpF", SIGNED["signature"]]),
     ):
         request = render_native(blocks, format=fmt).request
         _valid(fmt, request)
         text = json.dumps(request)
-        assert all(marker in text for marker in shown), fmt
+        assert all(marker in text for marker in opaque), fmt
         assert not any(marker in text for marker in left_out), fmt
+        # The readable text of both stays in every native format.
+        assert "claude thoughts" in text and "Looking the order up" in text, fmt

@@ -1,5 +1,12 @@
 """The providers' own request formats with native tool use (pure): ``anthropic_messages``,
-``openai_responses``, ``openai_chat``. See ``docs/native-formats.md``."""
+``openai_responses``, ``openai_chat``, ``gemini_contents``. See ``docs/native-formats.md``.
+
+Every ``anthropic_messages`` and ``gemini_contents`` render ends with a user message: when the
+history (and its tail) ends with the model's, or is empty, a user message of ``continue_text`` is
+appended after everything else, so no cache marker moves (current Claude models answer a request
+whose last message is the assistant's with a 400); ``prefill`` keeps the assistant's message last
+for the models that still take one. The OpenAI formats keep the history as it is (the API takes
+an assistant message last). ``NativeRender.ending`` says which happened."""
 
 from __future__ import annotations
 
@@ -8,14 +15,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from timeline_app.domain.blocks import Block
-from timeline_app.domain.thinking import FORMAT_PROVIDER
+from timeline_app.domain.thinking import FORMAT_PROVIDER, NATIVE_FORMATS
 
 from .anthropic import anthropic_request
 from .conversation import stream_conversation
+from .gemini import gemini_request
 from .openai_chat import chat_messages
 from .openai_responses import responses_input
 
-NATIVE_FORMATS: tuple[str, ...] = ("anthropic_messages", "openai_responses", "openai_chat")
+__all__ = ["CONTINUED", "ENDINGS", "NATIVE_FORMATS", "NativeRender", "render_native"]
+
+# ``NativeRender.ending``: how the request ends.
+ENDS_WITH_USER = "user"  # the history ends with the user's message (or a tool result): as it is
+CONTINUED = "continue_text"  # it ended with the model's: a user message of continue_text appended
+PREFILL = "prefill"  # it ends with the model's, kept last as the render asked (``prefill``)
+ENDS_WITH_ASSISTANT = "assistant"  # OpenAI formats: it ends with the assistant's, as the history does
+ENDINGS = (ENDS_WITH_USER, CONTINUED, PREFILL, ENDS_WITH_ASSISTANT)
 
 
 @dataclass(frozen=True)
@@ -29,6 +44,25 @@ class NativeRender:
     cache_points: list[int]
     marked_seqs: list[int]
     item_of: dict[int, int]
+    ending: str = ENDS_WITH_USER
+
+
+def _end_with_user(
+    items: list[dict[str, Any]], *, model_role: str, message: dict[str, Any], prefill: bool
+) -> str:
+    """Append ``message`` (the user's ``continue_text``) when ``items`` is empty or ends with the
+    model's, unless ``prefill``; return the ending."""
+    if items and items[-1].get("role") != model_role:
+        return ENDS_WITH_USER
+    if prefill and items:
+        return PREFILL
+    items.append(message)
+    return CONTINUED
+
+
+def _openai_ending(items: list[dict[str, Any]]) -> str:
+    last = next((item for item in reversed(items) if item.get("role") != "system"), None)
+    return ENDS_WITH_ASSISTANT if last is not None and last.get("role") == "assistant" else ENDS_WITH_USER
 
 
 def render_native(
@@ -42,8 +76,11 @@ def render_native(
     cache_min_tokens: int = 1024,
     cache_ttl_seconds: int = 300,
     prompt_cache_key: str = "",
+    continue_text: str = "Continue.",
+    prefill: bool = False,
 ) -> NativeRender:
-    # Thinking blocks come back only in their provider's format (Chat has no place for them).
+    # Thinking blocks come back whole only in their provider's format (Chat has no place for
+    # them); the other formats keep their readable text.
     conversation = stream_conversation(stable, tail, provider=FORMAT_PROVIDER.get(format, ""))
     if format == "anthropic_messages":
         rendered = anthropic_request(
@@ -55,12 +92,37 @@ def render_native(
             cache_min_tokens=cache_min_tokens,
             cache_ttl_seconds=cache_ttl_seconds,
         )
+        messages = rendered.request["messages"]
+        ending = _end_with_user(
+            messages,
+            model_role="assistant",
+            message={"role": "user", "content": [{"type": "text", "text": continue_text}]},
+            prefill=prefill,
+        )
         return NativeRender(
             request=rendered.request,
-            items=rendered.request["messages"],
+            items=messages,
             cache_points=rendered.cache_points,
             marked_seqs=rendered.marked_seqs,
             item_of=rendered.message_of,
+            ending=ending,
+        )
+    if format == "gemini_contents":
+        gemini = gemini_request(conversation, system_text=system_text)
+        contents = gemini.request["contents"]
+        ending = _end_with_user(
+            contents,
+            model_role="model",
+            message={"role": "user", "parts": [{"text": continue_text}]},
+            prefill=prefill,
+        )
+        return NativeRender(
+            request=gemini.request,
+            items=contents,
+            cache_points=[],
+            marked_seqs=[],
+            item_of=gemini.content_of,
+            ending=ending,
         )
     request: dict[str, Any]
     if format == "openai_responses":
@@ -78,4 +140,11 @@ def render_native(
         raise ValueError(f"not a native format: {format!r}")
     if prompt_cache_key:
         request["prompt_cache_key"] = prompt_cache_key
-    return NativeRender(request=request, items=items, cache_points=[], marked_seqs=[], item_of=item_of)
+    return NativeRender(
+        request=request,
+        items=items,
+        cache_points=[],
+        marked_seqs=[],
+        item_of=item_of,
+        ending=_openai_ending(items),
+    )

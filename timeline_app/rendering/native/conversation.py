@@ -17,9 +17,11 @@ messages that every provider accepts:
 System texts (messages of role ``system`` in a named context) stay in place as ``system``
 messages; the Anthropic format moves them to the top-level ``system``.
 
-A thinking block (``react.thinking``) is an assistant-side entry of its own, in place, and only
-in the conversation built for its provider (``thinking_provider``); every other build leaves it
-out, as it leaves out a hidden one.
+A thinking block (``react.thinking``) is an assistant-side entry of its own, in place, in the
+conversation built for its provider (``thinking_provider``); every other build keeps only its
+readable text (the thinking text, the reasoning summary, the thought's text) as assistant text in
+place, its opaque parts (signatures, redacted data, encrypted content) nowhere; a hidden one is
+left out of every build.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from timeline_app.domain.blocks import (
     Block,
 )
 from timeline_app.domain.messages import message_text
-from timeline_app.domain.thinking import native_thinking, thinking_provider
+from timeline_app.domain.thinking import native_thinking, readable_text, thinking_provider
 
 from ..formats import openai_message
 from .entries import Content, Conversation, Entry, Media, Message, Role, Text, Thinking, ToolResult, ToolUse
@@ -233,10 +235,16 @@ def block_events(block: Block, origin: int, *, provider: str = "") -> list[_Even
     """What one block of the stable stream contributes to the conversation. ``provider``: whose
     thinking blocks the conversation carries (empty: nobody's)."""
     if block.type == THINKING:
-        if block.hidden or not provider or thinking_provider(block) != provider:
+        if block.hidden:
             return []
-        entry = Thinking(provider=provider, native=native_thinking(block), origin=origin)
-        return [_Event("thinking", origin, thinking=entry)]
+        if provider and thinking_provider(block) == provider:
+            entry = Thinking(provider=provider, native=native_thinking(block), origin=origin)
+            return [_Event("thinking", origin, thinking=entry)]
+        return (
+            [_Event("assistant", origin, tuple(_texts(readable_text(block), origin)))]
+            if readable_text(block).strip()
+            else []
+        )
     stored = openai_message(block)
     if stored is not None:
         return _message_events(block, stored, origin)

@@ -16,14 +16,24 @@ against the SDKs' own request types in the tests and in ``manage.py bench format
   function call or an assistant message.
 * OpenAI Chat: an assistant message with ``tool_calls`` is followed by one ``tool`` message per
   call id before any other message; no other ``tool`` message; unique ids; names.
+* Gemini: ``contents`` alternate ``user`` / ``model``, the first the user's; every part holds one
+  thing (``text``, ``inline_data``, ``file_data``, ``function_call``, ``function_response``), no
+  empty text (but a signed thought's); every ``function_call`` of a model content is answered by
+  ``function_response`` parts with its ``name`` and ``id``, first in the very next user content,
+  exactly those; no response anywhere else; call ids unique; names Gemini accepts (a letter or
+  ``_`` first, then ``[A-Za-z0-9_.:-]``, at most 128); ``thought`` and ``thought_signature``
+  (base64) only in model contents; ``system_instruction`` text parts only.
+* Anthropic and Gemini: the last message is the user's (unless the render asked for ``prefill``).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from .tool_names import ID_PATTERN, NAME_PATTERN
+from .tool_names import GEMINI_NAME_PATTERN, ID_PATTERN, NAME_PATTERN
 
 MAX_CACHE_CONTROLS = 4
 
@@ -58,11 +68,20 @@ def _cache_controls(blocks: Iterable[Any]) -> list[str]:
     return ttls
 
 
-def anthropic_violations(request: Mapping[str, Any]) -> list[str]:
-    out: list[str] = []
+def _ends_with_user(items: Sequence[Any], *, prefill: bool) -> list[str]:
+    if not items:
+        return ["no message: the request needs at least the user's"]
+    last = items[-1]
+    if not prefill and not (isinstance(last, Mapping) and last.get("role") == "user"):
+        return ["the last message is not the user's (the model does not take a prefill)"]
+    return []
+
+
+def anthropic_violations(request: Mapping[str, Any], *, prefill: bool = False) -> list[str]:
     messages = request.get("messages")
     if not isinstance(messages, list):
         return ["messages is not a list"]
+    out = _ends_with_user(messages, prefill=prefill)
     system = request.get("system", [])
     system_blocks = system if isinstance(system, list) else []
     for k, block in enumerate(system_blocks):
@@ -224,10 +243,124 @@ def chat_violations(messages: Sequence[Any]) -> list[str]:
     return out
 
 
-def violations(format: str, request: Mapping[str, Any]) -> list[str]:
-    """The rule violations of one native render's request (``NativeRender.request``)."""
+_GEMINI_DATA = ("text", "inline_data", "file_data", "function_call", "function_response")
+
+
+def _is_base64(value: Any) -> bool:
+    if not isinstance(value, str) or not value:
+        return False
+    try:
+        base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
+
+
+def _gemini_part(part: Any, role: Any, at: str, seen: set[str], out: list[str]) -> str:
+    """Check one part; return which data field it holds."""
+    if not isinstance(part, Mapping):
+        out.append(f"{at}: not an object")
+        return ""
+    held = [key for key in _GEMINI_DATA if key in part]
+    if len(held) != 1:
+        out.append(f"{at}: holds {held or 'nothing'}, expected exactly one of {list(_GEMINI_DATA)}")
+        return held[0] if held else ""
+    kind = held[0]
+    signed = "thought_signature" in part
+    if signed and not _is_base64(part["thought_signature"]):
+        out.append(f"{at}: thought_signature is not base64")
+    if (signed or part.get("thought")) and role != "model":
+        out.append(f"{at}: a thought or thought_signature outside a model content")
+    if kind == "text" and not part["text"] and not (part.get("thought") and signed):
+        out.append(f"{at}: empty text")
+    if kind == "inline_data":
+        data = part["inline_data"]
+        if not (isinstance(data, Mapping) and data.get("mime_type") and _is_base64(data.get("data"))):
+            out.append(f"{at}: inline_data without its mime_type and base64 data")
+    if kind == "function_call":
+        call = part["function_call"]
+        if role != "model":
+            out.append(f"{at}: function_call outside a model content")
+        call_id, name = call.get("id"), call.get("name")
+        if not isinstance(call_id, str) or not call_id:
+            out.append(f"{at}: function_call without its id")
+        elif call_id in seen:
+            out.append(f"{at}: function_call id {call_id!r} is not unique")
+        else:
+            seen.add(call_id)
+        if not isinstance(name, str) or not GEMINI_NAME_PATTERN.match(name):
+            out.append(f"{at}: function name {name!r} is not one Gemini accepts")
+        if not isinstance(call.get("args"), Mapping):
+            out.append(f"{at}: function_call args is not an object")
+    if kind == "function_response":
+        response = part["function_response"]
+        if role != "user":
+            out.append(f"{at}: function_response outside a user content")
+        if not isinstance(response.get("response"), Mapping):
+            out.append(f"{at}: function_response response is not an object")
+    return kind
+
+
+def gemini_violations(request: Mapping[str, Any], *, prefill: bool = False) -> list[str]:
+    contents = request.get("contents")
+    if not isinstance(contents, list):
+        return ["contents is not a list"]
+    out = _ends_with_user(contents, prefill=prefill)
+    config = request.get("config") or {}
+    system = config.get("system_instruction") if isinstance(config, Mapping) else None
+    if system is not None:
+        parts = system.get("parts") if isinstance(system, Mapping) else None
+        if not isinstance(parts, list) or not all(
+            isinstance(p, Mapping) and set(p) == {"text"} and p["text"] for p in parts
+        ):
+            out.append("config.system_instruction: not a content of non-empty text parts")
+    seen: set[str] = set()
+    expected: list[tuple[str, str]] = []
+    for i, where, content in _objects(contents, "contents", out):
+        role = content.get("role")
+        want = "user" if i % 2 == 0 else "model"
+        if role != want:
+            out.append(f"{where}: role {role!r}, expected {want!r} (alternation, first user)")
+        parts = content.get("parts")
+        if not isinstance(parts, list) or not parts:
+            out.append(f"{where}: no parts")
+            parts = []
+        answered: list[tuple[str, str]] = []
+        responses_done = False
+        calls: list[tuple[str, str]] = []
+        for j, part in enumerate(parts):
+            at = f"{where}.parts[{j}]"
+            kind = _gemini_part(part, role, at, seen, out)
+            if kind == "function_response":
+                if responses_done:
+                    out.append(f"{at}: function_response after other parts")
+                response = part["function_response"]
+                answered.append((str(response.get("id")), str(response.get("name"))))
+            else:
+                responses_done = True
+            if kind == "function_call":
+                call = part["function_call"]
+                calls.append((str(call.get("id")), str(call.get("name"))))
+        if role == "user":
+            if sorted(answered) != sorted(expected) or len(set(answered)) != len(answered):
+                out.append(f"{where}: function responses {answered} do not answer the calls {expected}")
+            expected = []
+        else:
+            if expected:
+                out.append(f"{where}: calls {expected} not answered before this content")
+            expected = calls
+    if expected:
+        out.append(f"calls {expected} never answered")
+    return out
+
+
+def violations(format: str, request: Mapping[str, Any], *, prefill: bool = False) -> list[str]:
+    """The rule violations of one native render's request (``NativeRender.request``); ``prefill``:
+    the render was asked to keep the model's message last."""
     if format == "anthropic_messages":
-        return anthropic_violations(request)
+        return anthropic_violations(request, prefill=prefill)
+    if format == "gemini_contents":
+        return gemini_violations(request, prefill=prefill)
     if format == "openai_responses":
         return responses_violations(request.get("input") or [])
     if format == "openai_chat":

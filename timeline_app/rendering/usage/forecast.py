@@ -28,6 +28,11 @@ OpenAI (automatic): a prompt of at least ``openai_min_tokens`` is cached whole; 
 the longest prefix it shares with a prompt still retained (``openai_retention_seconds`` since that
 prefix was last used), counted in ``openai_step_tokens`` steps from ``openai_min_tokens`` on. There
 are no write charges.
+
+Gemini (implicit caching): as OpenAI's automatic caching, without steps: a later prompt reads the
+longest prefix it shares with a prompt still retained (``gemini_retention_seconds``), when both
+reach the model's minimum (``gemini_min_tokens``: 1,024 tokens for the Flash models, 4,096 for
+Pro). No write charges, no markers.
 """
 
 from __future__ import annotations
@@ -37,8 +42,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Literal
 
-Provider = Literal["anthropic", "openai"]
-PROVIDERS: tuple[Provider, ...] = ("anthropic", "openai")
+Provider = Literal["anthropic", "openai", "google"]
+PROVIDERS: tuple[Provider, ...] = ("anthropic", "openai", "google")
 FIVE_MINUTES = 300
 ONE_HOUR = 3600
 
@@ -56,6 +61,20 @@ ANTHROPIC_MIN_TOKENS: dict[str, int] = {
     "claude-3-7-sonnet": 1024,
     "claude-3-5-haiku": 2048,
     "claude-3-haiku": 2048,
+}
+
+
+# Minimum prompt length for Gemini's implicit caching per model (longest matching name prefix
+# wins), from Google's context-caching documentation as read on 2026-11-28. Overridable in
+# settings; an unknown Gemini model gets the larger (Pro) minimum, so no hit is promised wrongly.
+GEMINI_MIN_TOKENS: dict[str, int] = {
+    "gemini-3-pro": 4096,
+    "gemini-3.1-pro": 4096,
+    "gemini-3-flash": 1024,
+    "gemini-3.1-flash": 1024,
+    "gemini-2.5-pro": 4096,
+    "gemini-2.5-flash": 1024,
+    "gemini-2.5-flash-lite": 1024,
 }
 
 
@@ -77,10 +96,17 @@ class CacheRules:
     openai_min_tokens: int = 1024
     openai_step_tokens: int = 128
     openai_retention_seconds: int = FIVE_MINUTES
+    gemini_min_tokens: Mapping[str, int] = field(default_factory=lambda: dict(GEMINI_MIN_TOKENS))
+    gemini_default_min_tokens: int = 4096
+    gemini_retention_seconds: int = FIVE_MINUTES
 
     def min_tokens(self, model: str) -> int:
         key = model_entry(self.anthropic_min_tokens, model)
         return self.anthropic_min_tokens[key] if key is not None else self.anthropic_default_min_tokens
+
+    def gemini_minimum(self, model: str) -> int:
+        key = model_entry(self.gemini_min_tokens, model)
+        return self.gemini_min_tokens[key] if key is not None else self.gemini_default_min_tokens
 
 
 @dataclass(frozen=True)
@@ -261,8 +287,38 @@ def _openai(request: CacheRequest, state: CacheState, now: datetime, rules: Cach
     )
 
 
+def _gemini(request: CacheRequest, state: CacheState, now: datetime, rules: CacheRules) -> Forecast:
+    """Implicit caching: the longest prefix shared with a retained prompt, read whole once both
+    reach the model's minimum; nothing written, nothing billed for it."""
+    retention = timedelta(seconds=rules.gemini_retention_seconds)
+    minimum = rules.gemini_minimum(request.model)
+    blocks = request.blocks
+    best = 0
+    best_block: int | None = None
+    for at, prompt in state.prompts:
+        if now - at > retention:
+            continue
+        common = _common_blocks(prompt, blocks)
+        if common and blocks[common - 1].tokens > best:
+            best, best_block = blocks[common - 1].tokens, common - 1
+    cached = best if request.input_tokens >= minimum and best >= minimum else 0
+    return Forecast(
+        provider="google",
+        model=request.model,
+        input_tokens=request.input_tokens,
+        cache_read_input_tokens=cached,
+        cache_write_5m_input_tokens=0,
+        cache_write_1h_input_tokens=0,
+        uncached_input_tokens=request.input_tokens - cached,
+        read_block=best_block if cached else None,
+        retained=request.input_tokens >= minimum,
+    )
+
+
 def forecast_usage(*, request: CacheRequest, state: CacheState, now: datetime, rules: CacheRules) -> Forecast:
     """The forecast for ``request`` sent at ``now`` into the cache ``state`` (not changed)."""
+    if request.provider == "google":
+        return _gemini(request, state, now, rules)
     if request.provider == "openai":
         return _openai(request, state, now, rules)
     return _anthropic(request, state, now, rules)

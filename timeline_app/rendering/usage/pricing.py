@@ -3,7 +3,8 @@
 Defaults are the providers' published list prices as read on ``PRICES_TAKEN_ON``; settings
 override or extend them (``TIMELINE_PRICES``). Anthropic bills cache writes at 1.25× (5 minutes)
 or 2× (1 hour) the input price and cache reads at 0.1×; OpenAI bills no cache writes and reads at
-its "cached input" price.
+its "cached input" price; Google bills no writes for Gemini's implicit caching and reads at its
+cached price (0.1× input; the prompts up to 200,000 tokens tier of the Pro models).
 """
 
 from __future__ import annotations
@@ -53,6 +54,18 @@ def _openai(input_price: str, cached_price: str, output_price: str) -> Price:
     )
 
 
+def _google(input_price: str, output_price: str) -> Price:
+    base = Decimal(input_price)
+    return Price(
+        provider="google",
+        input=base,
+        output=Decimal(output_price),
+        cache_write_5m=base,
+        cache_write_1h=base,
+        cache_read=base * Decimal("0.1"),
+    )
+
+
 DEFAULT_PRICES: dict[str, Price] = {
     "claude-opus-4-6": _anthropic("5", "25"),
     "claude-opus-4-5": _anthropic("5", "25"),
@@ -73,6 +86,11 @@ DEFAULT_PRICES: dict[str, Price] = {
     "gpt-4.1-nano": _openai("0.10", "0.025", "0.40"),
     "gpt-4o": _openai("2.50", "1.25", "10"),
     "gpt-4o-mini": _openai("0.15", "0.075", "0.60"),
+    "gemini-3-pro": _google("2", "12"),
+    "gemini-3-flash": _google("0.50", "3"),
+    "gemini-2.5-pro": _google("1.25", "10"),
+    "gemini-2.5-flash": _google("0.30", "2.50"),
+    "gemini-2.5-flash-lite": _google("0.10", "0.40"),
 }
 
 PRICE_FIELDS = ("input", "output", "cache_write_5m", "cache_write_1h", "cache_read")
@@ -91,8 +109,8 @@ def price_table(overrides: Mapping[str, Mapping[str, Any]]) -> dict[str, Price]:
             raise ValueError(f"{model}: unknown keys {sorted(unknown)}")
         base = table.get(model)
         provider = row.get("provider", base.provider if base else None)
-        if provider not in ("anthropic", "openai"):
-            raise ValueError(f"{model}: provider must be 'anthropic' or 'openai'")
+        if provider not in ("anthropic", "openai", "google"):
+            raise ValueError(f"{model}: provider must be 'anthropic', 'openai' or 'google'")
         try:
             values = {name: Decimal(str(row[name])) for name in PRICE_FIELDS if name in row}
         except ArithmeticError as exc:
@@ -109,6 +127,8 @@ def price_table(overrides: Mapping[str, Mapping[str, Any]]) -> dict[str, Price]:
             defaults = base
         elif provider == "anthropic":
             defaults = _anthropic(str(input_price), str(output_price))
+        elif provider == "google":
+            defaults = _google(str(input_price), str(output_price))
         else:  # an OpenAI-compatible model without a cached price gets no discount
             defaults = _openai(str(input_price), str(input_price), str(output_price))
         table[model] = Price(

@@ -9,7 +9,11 @@ ignored):
 * OpenAI Chat Completions ``usage``: ``prompt_tokens``, ``completion_tokens``,
   ``prompt_tokens_details.cached_tokens`` (and ``cache_write_tokens`` when the SDK reports it);
 * OpenAI Responses ``usage``: ``input_tokens``, ``output_tokens``,
-  ``input_tokens_details.cached_tokens`` (and ``cache_write_tokens``).
+  ``input_tokens_details.cached_tokens`` (and ``cache_write_tokens``);
+* Gemini ``usage_metadata``: ``prompt_token_count`` (the cached ones among them),
+  ``cached_content_token_count``, ``tool_use_prompt_token_count`` (input too),
+  ``candidates_token_count`` and ``thoughts_token_count`` (both billed as output). The SDK's
+  ``model_dump()`` names them so; the REST API's camelCase names are read too.
 
 OpenAI's written tokens are counted as cache writes (``cache_write_5m``), priced at the price
 table's ``cache_write_5m`` for the model, which defaults to the plain input price (OpenAI publishes
@@ -72,6 +76,8 @@ def read_usage(usage: Any) -> ReportedUsage:
     """Billed tokens by kind; ``UsageError`` names the offending field of a malformed object."""
     if not isinstance(usage, Mapping):
         raise UsageError("usage must be an object", "usage")
+    if "prompt_token_count" in usage or "promptTokenCount" in usage:  # Gemini
+        return _gemini(usage)
     if "prompt_tokens" in usage:  # Chat Completions
         return _openai(
             usage, prompt="prompt_tokens", details="prompt_tokens_details", output="completion_tokens"
@@ -98,6 +104,32 @@ def read_usage(usage: Any) -> ReportedUsage:
     else:
         five, hour = created, 0
     return ReportedUsage("anthropic", TokenCounts(uncached, read, five, hour, output))
+
+
+_GEMINI_KEYS = {
+    "promptTokenCount": "prompt_token_count",
+    "cachedContentTokenCount": "cached_content_token_count",
+    "toolUsePromptTokenCount": "tool_use_prompt_token_count",
+    "candidatesTokenCount": "candidates_token_count",
+    "thoughtsTokenCount": "thoughts_token_count",
+}
+
+
+def _gemini(usage: Mapping[str, Any]) -> ReportedUsage:
+    """Gemini's ``usage_metadata``: implicit caching reads, no writes; thinking billed as output."""
+    plain = {_GEMINI_KEYS.get(key, key): value for key, value in usage.items()}
+    prompt = _count(plain, "prompt_token_count", where="")
+    cached = _count(plain, "cached_content_token_count", where="", required=False)
+    tool_prompt = _count(plain, "tool_use_prompt_token_count", where="", required=False)
+    output = _count(plain, "candidates_token_count", where="", required=False)
+    thoughts = _count(plain, "thoughts_token_count", where="", required=False)
+    if cached > prompt:
+        raise UsageError(
+            "cached_content_token_count cannot exceed prompt_token_count", "cached_content_token_count"
+        )
+    return ReportedUsage(
+        "google", TokenCounts(prompt - cached + tool_prompt, cached, 0, 0, output + thoughts)
+    )
 
 
 def _openai(usage: Mapping[str, Any], *, prompt: str, details: str, output: str) -> ReportedUsage:

@@ -1,6 +1,7 @@
 """A rendered request as the usage forecast reads it (``forecast.CacheRequest``), for the
 ``anthropic``, ``openai`` and ``text`` formats and the native ones (``openai_responses`` and
-``openai_chat`` as ``openai``; ``anthropic_messages`` by :func:`native_anthropic_request`).
+``openai_chat`` as ``openai``; ``gemini_contents`` as ``google``, without breakpoints like OpenAI;
+``anthropic_messages`` by :func:`native_anthropic_request`).
 
 The first block is what precedes the timeline (tools and system prompt: ``head_tokens``, its
 digest the prefix seed, so a changed system prompt changes every later digest), then one block per
@@ -18,10 +19,13 @@ from ..prefix import Prefix
 from .forecast import FIVE_MINUTES, ONE_HOUR, CacheBlock, CacheRequest, Provider
 
 OPENAI_FORMATS = frozenset({"openai", "openai_responses", "openai_chat"})
+GEMINI_FORMATS = frozenset({"gemini_contents"})
 
 
 def format_provider(format_name: str) -> Provider:
     """The provider whose cache rules a format's requests follow."""
+    if format_name in GEMINI_FORMATS:
+        return "google"
     return "openai" if format_name in OPENAI_FORMATS else "anthropic"
 
 
