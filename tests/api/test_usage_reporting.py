@@ -1,6 +1,7 @@
 """Cost through HTTP: a render's ``render_id`` and ``usage_forecast``, the usage a client reports
 for it (SDK shapes, idempotent, validated, tenant-scoped), and the totals."""
 
+import json
 from decimal import Decimal
 
 import pytest
@@ -98,6 +99,22 @@ def test_reporting_again_is_idempotent_and_other_figures_are_a_conflict(owner, w
     other = report(owner, render_id, usage=anthropic_usage(output=1), model="claude-sonnet-4-5")
     assert other.status_code == 409 and other.json()["error"]["code"] == "conflict"
     assert RenderUsage.objects.count() == 1
+
+
+def test_extra_sdk_keys_are_neither_stored_nor_compared(owner, warm):
+    """Issue 30, defect 1: the stored report keeps what the cost model reads (a few hundred
+    bytes), whatever else the usage object carried; a replay with other extra keys is the same
+    report."""
+    render_id = render(owner)["render_id"]
+    usage = anthropic_usage()
+    junk = {f"junk_{n}": "x" * 40 for n in range(500)}  # 25 KB of keys no cost rule reads
+    first = report(owner, render_id, usage={**usage, **junk}, model="claude-sonnet-4-5")
+    assert first.status_code == 201, first.content
+    stored = RenderUsage.objects.get().reported
+    assert len(json.dumps(stored)) < 400, stored
+    assert stored["usage"]["cache_creation"] == usage["cache_creation"]
+    again = report(owner, render_id, usage={**usage, "service_tier": "priority"}, model="claude-sonnet-4-5")
+    assert again.status_code == 200 and again.json() == first.json()
 
 
 @pytest.mark.parametrize(
