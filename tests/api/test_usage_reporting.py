@@ -248,3 +248,43 @@ def test_the_tenants_usage_lists_its_conversations_in_the_range_only(owner, outs
     bad = owner.get("/api/v1/usage/", since="yesterday")
     assert bad.status_code == 400 and "error" in bad.json()
     assert owner.get("/api/v1/usage/", since=T1, until=T0).status_code == 400
+
+
+@pytest.mark.parametrize(
+    "since",
+    [
+        "11111111111111111111",  # 20 digits: Python's fromisoformat reads the year 1111
+        "4102444801",  # epoch seconds past 2100-01-01
+        "-1",
+        "2026-13-01",
+        "0000-01-01",
+        "0001-01-01T00:00:00+14:00",  # before year 1 in UTC
+        "946684799",  # epoch seconds before 2000-01-01
+        "20260301",  # a basic ISO date is no epoch time of 1970 either
+        "2026-03-01T12",
+        "yesterday",
+    ],
+)
+def test_the_tenants_usage_refuses_what_is_no_iso_time_or_bounded_epoch(owner, warm, since):
+    """Issue 30, defect 6."""
+    response = owner.get("/api/v1/usage/", since=since)
+    assert response.status_code == 400, response.content
+    assert set(response.json()["error"]["details"]) == {"since"}
+
+
+@pytest.mark.parametrize(
+    ("since", "until", "renders"),
+    [
+        ("2026-03-01", "2026-03-02", 1),  # dates: midnight UTC
+        ("2026-03-01T12:00:00Z", "2026-03-01T12:00:01Z", 1),  # the render at T0, [since, until)
+        ("2026-03-01T13:00:00+01:00", "2026-03-01T12:00:01", 1),  # an offset; none: UTC
+        (str(1772366400), str(1772366401), 1),  # epoch seconds of T0
+        ("2026-03-01T12:00:01Z", "2026-03-02", 0),
+        ("946684800", "4102444800", 1),  # the epoch bounds
+    ],
+)
+def test_the_tenants_usage_reads_iso_dates_times_and_epoch_seconds(owner, warm, since, until, renders):
+    report(owner, render(owner)["render_id"], usage=anthropic_usage(), model="claude-sonnet-4-5")
+    response = owner.get("/api/v1/usage/", since=since, until=until)
+    assert response.status_code == 200, response.content
+    assert [row["renders"] for row in response.json()["results"]] == ([renders] if renders else [])
