@@ -17,7 +17,7 @@ from rest_framework.response import Response
 
 from timeline_app import selectors
 from timeline_app.api import serializers as s
-from timeline_app.api.base import TenantView, validated_body, validated_query
+from timeline_app.api.base import SMALL_BODY_BYTES, TenantView, validated_body, validated_query
 from timeline_app.api.schema import operation
 from timeline_app.domain.contributions import NewAttachment, NewBlock
 from timeline_app.errors import NotFound
@@ -163,6 +163,8 @@ class BlocksView(TenantView):
 class HideView(TenantView):
     """``react.hide``: the blocks at a path show a replacement text from the next render on."""
 
+    max_body_bytes = SMALL_BODY_BYTES  # a path and a replacement of at most 20,000 characters
+
     @operation(
         summary="Hide blocks by path behind a replacement text (react.hide)",
         request=s.HideIn,
@@ -178,6 +180,8 @@ class HideView(TenantView):
 
 class UnhideView(TenantView):
     """Undo a hide: the blocks at a path render in full again from the next render on."""
+
+    max_body_bytes = SMALL_BODY_BYTES  # a path
 
     @operation(
         summary="Show hidden blocks at a path again (undoes react.hide and TTL pruning)",

@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from timeline_app import selectors
-from timeline_app.api.base import TenantView, validated_body, validated_query
+from timeline_app.api.base import USAGE_BODY_BYTES, TenantView, validated_body, validated_query
 from timeline_app.api.fields import StrictCharField, StrictDictField, StrictSerializer
 from timeline_app.api.pagination import ConversationCursorPagination
 from timeline_app.api.schema import operation
@@ -138,6 +138,8 @@ class ConversationUsageOut(UsageTotalsOut):
 
 class UsageReportView(TenantView):
     """What the provider billed for one render (idempotent)."""
+
+    max_body_bytes = USAGE_BODY_BYTES  # a model, a reason and an SDK usage object
 
     @operation(
         summary="Report the provider's usage for a render",
