@@ -11,6 +11,8 @@ from unittest import mock
 
 import pytest
 from django.core.handlers.wsgi import WSGIHandler
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 
 from timeline_app.api import parsers
 from timeline_app.api.base import SMALL_BODY_BYTES, USAGE_BODY_BYTES
@@ -108,7 +110,16 @@ def wsgi_post(owner, path: str, body: bytes, headers: dict[str, str]) -> tuple[s
     def start_response(status, response_headers, exc_info=None):
         answer["status"] = status
 
-    content = b"".join(WSGIHandler()(environ, start_response))
+    # As the test client does: the request's end must not close the test's database connection.
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        response = WSGIHandler()(environ, start_response)
+        content = b"".join(response)
+        response.close()
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
     return answer["status"], json.loads(content)
 
 
