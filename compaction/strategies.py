@@ -155,9 +155,11 @@ def unit_starts(messages: Sequence[Message]) -> list[bool]:
 
 
 def units(messages: Sequence[Message]) -> list[range]:
-    """The unsplittable runs of ``messages``, in order: each is a range of indices."""
+    """The unsplittable runs of ``messages``, in order: each is a range of indices (none for no
+    messages: index 0 starts a unit whenever there is one)."""
     starts = [i for i, s in enumerate(unit_starts(messages)) if s]
-    return [range(a, b) for a, b in zip(starts, [*starts[1:], len(messages)], strict=True)]
+    ends = [*starts[1:], len(messages)] if starts else []
+    return [range(a, b) for a, b in zip(starts, ends, strict=True)]
 
 
 def widen_to_units(messages: Sequence[Message], kept: Iterable[int]) -> list[int]:

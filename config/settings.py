@@ -59,6 +59,8 @@ MIDDLEWARE = [
     "timeline_app.request_log.RequestLogMiddleware",
     # An unreachable PostgreSQL, Redis or broker answers 503 with Retry-After, not 500.
     "timeline_app.api.exceptions.DependencyOutageMiddleware",
+    # A body without Content-Length (chunked) is a 411: Django would read it as empty.
+    "timeline_app.api.bodies.ChunkedBodyMiddleware",
     # /healthz and /metrics for an orchestrator's probes on any Host (pod IP, 127.0.0.1), before
     # the host check and the HTTPS redirect (timeline_app/api/probes.py).
     "timeline_app.api.probes.ProbeMiddleware",

@@ -30,6 +30,13 @@ class Conflict(DomainError):
     code = "conflict"
 
 
+class TooLarge(DomainError):
+    """A request body over what its endpoint accepts (413)."""
+
+    status = 413
+    code = "too_large"
+
+
 class InvalidInput(DomainError):
     status = 400
     code = "invalid"

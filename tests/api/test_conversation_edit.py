@@ -40,6 +40,8 @@ def test_patch_with_only_a_title_keeps_the_settings(owner, conversation):
         {"settings": {"max_tokenz": 1}},
         {"settings": {"max_tokens": "many"}},
         {"settings": {"threshold": 7}},
+        {"settings": {"max_tokens": 50000, "keep_recent_tokens": 50001}},
+        {"settings": {"keep_recent_tokens": 200001}},
         {"settings": []},
         {"title": 5},
         {"title": "x" * 501},
@@ -90,3 +92,17 @@ def test_patch_changes_only_the_callers_conversation(two_tenants):
 
 def test_patch_needs_a_key(anonymous, conversation):
     assert anonymous.client.patch(f"{C}/c1/", {"title": "x"}, format="json").status_code == 401
+
+
+def test_creation_refuses_keep_recent_tokens_over_max_tokens_and_stores_nothing(owner):
+    """Issue 30, defect 6; at the limit it is accepted."""
+    over = owner.post(
+        "/api/v1/conversations/", {"id": "c9", "settings": {"max_tokens": 8000, "keep_recent_tokens": 8001}}
+    )
+    assert over.status_code == 400, over.content
+    assert set(over.json()["error"]["details"]["settings"]) == {"keep_recent_tokens"}
+    assert owner.get("/api/v1/conversations/c9/").status_code == 404
+    at = owner.post(
+        "/api/v1/conversations/", {"id": "c9", "settings": {"max_tokens": 8000, "keep_recent_tokens": 8000}}
+    )
+    assert at.status_code == 201, at.content

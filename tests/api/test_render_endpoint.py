@@ -18,19 +18,15 @@ def start_turn(owner, turn_id="turn_a", **extra):
 
 
 def test_start_turn_writes_header_prompt_and_attachments_with_seed_paths(owner, conversation):
-    response = start_turn(
-        owner,
-        attachments=[{"name": "menu.png", "mime": "image/png", "base64": PNG, "summary": "the menu"}],
-    )
+    attachments = [{"name": "menu.png", "mime": "image/png", "base64": PNG, "summary": "the menu"}]
+    response = start_turn(owner, attachments=attachments)
     assert response.status_code == 201
     blocks = response.json()["blocks"]
     assert [b["type"] for b in blocks] == ["turn.header", "user.prompt", "user.attachment"]
     assert blocks[1]["path"] == "ar:turn_a.user.prompt"
     assert blocks[2]["path"] == "fi:turn_a.user.attachments/menu.png"
     assert blocks[2]["meta"]["physical_path"] == "turn_a/attachments/menu.png"
-    again = start_turn(owner, attachments=[{"name": "menu.png", "mime": "image/png", "base64": PNG}]).json()[
-        "blocks"
-    ]
+    again = start_turn(owner, attachments=attachments).json()["blocks"]
     assert [b["seq"] for b in again] == [b["seq"] for b in blocks], (
         "starting the same turn again adds nothing"
     )

@@ -1,6 +1,7 @@
 """Cost through HTTP: a render's ``render_id`` and ``usage_forecast``, the usage a client reports
 for it (SDK shapes, idempotent, validated, tenant-scoped), and the totals."""
 
+import json
 from decimal import Decimal
 
 import pytest
@@ -98,6 +99,22 @@ def test_reporting_again_is_idempotent_and_other_figures_are_a_conflict(owner, w
     other = report(owner, render_id, usage=anthropic_usage(output=1), model="claude-sonnet-4-5")
     assert other.status_code == 409 and other.json()["error"]["code"] == "conflict"
     assert RenderUsage.objects.count() == 1
+
+
+def test_extra_sdk_keys_are_neither_stored_nor_compared(owner, warm):
+    """Issue 30, defect 1: the stored report keeps what the cost model reads (a few hundred
+    bytes), whatever else the usage object carried; a replay with other extra keys is the same
+    report."""
+    render_id = render(owner)["render_id"]
+    usage = anthropic_usage()
+    junk = {f"junk_{n}": "x" * 40 for n in range(500)}  # 25 KB of keys no cost rule reads
+    first = report(owner, render_id, usage={**usage, **junk}, model="claude-sonnet-4-5")
+    assert first.status_code == 201, first.content
+    stored = RenderUsage.objects.get().reported
+    assert len(json.dumps(stored)) < 400, stored
+    assert stored["usage"]["cache_creation"] == usage["cache_creation"]
+    again = report(owner, render_id, usage={**usage, "service_tier": "priority"}, model="claude-sonnet-4-5")
+    assert again.status_code == 200 and again.json() == first.json()
 
 
 @pytest.mark.parametrize(
@@ -258,3 +275,43 @@ def test_a_gemini_render_forecasts_implicit_caching_and_its_usage_metadata_is_pr
         uncached * Decimal("0.30") + row.cache_read_tokens * Decimal("0.030") + 150 * Decimal("2.50")
     ) / 1_000_000
     assert row.cost_usd == expected
+
+
+@pytest.mark.parametrize(
+    "since",
+    [
+        "11111111111111111111",  # 20 digits: Python's fromisoformat reads the year 1111
+        "4102444801",  # epoch seconds past 2100-01-01
+        "-1",
+        "2026-13-01",
+        "0000-01-01",
+        "0001-01-01T00:00:00+14:00",  # before year 1 in UTC
+        "946684799",  # epoch seconds before 2000-01-01
+        "20260301",  # a basic ISO date is no epoch time of 1970 either
+        "2026-03-01T12",
+        "yesterday",
+    ],
+)
+def test_the_tenants_usage_refuses_what_is_no_iso_time_or_bounded_epoch(owner, warm, since):
+    """Issue 30, defect 6."""
+    response = owner.get("/api/v1/usage/", since=since)
+    assert response.status_code == 400, response.content
+    assert set(response.json()["error"]["details"]) == {"since"}
+
+
+@pytest.mark.parametrize(
+    ("since", "until", "renders"),
+    [
+        ("2026-03-01", "2026-03-02", 1),  # dates: midnight UTC
+        ("2026-03-01T12:00:00Z", "2026-03-01T12:00:01Z", 1),  # the render at T0, [since, until)
+        ("2026-03-01T13:00:00+01:00", "2026-03-01T12:00:01", 1),  # an offset; none: UTC
+        (str(1772366400), str(1772366401), 1),  # epoch seconds of T0
+        ("2026-03-01T12:00:01Z", "2026-03-02", 0),
+        ("946684800", "4102444800", 1),  # the epoch bounds
+    ],
+)
+def test_the_tenants_usage_reads_iso_dates_times_and_epoch_seconds(owner, warm, since, until, renders):
+    report(owner, render(owner)["render_id"], usage=anthropic_usage(), model="claude-sonnet-4-5")
+    response = owner.get("/api/v1/usage/", since=since, until=until)
+    assert response.status_code == 200, response.content
+    assert [row["renders"] for row in response.json()["results"]] == ([renders] if renders else [])

@@ -112,3 +112,42 @@ def test_the_longest_search_reaches_django_and_a_longer_line_gets_gunicorns_414(
     assert (status, content_type) == (401, "application/json"), body[:300]  # Django's answer: no key
     status, content_type, _ = raw_get(gunicorn, target + "a" * 3000)
     assert (status, content_type) == (414, "text/html")
+
+
+def raw_post(port: int, target: str, key: str, body: bytes, *, chunked: bool) -> tuple[int, bytes]:
+    framing = (
+        f"Transfer-Encoding: chunked\r\n\r\n{len(body):x}\r\n".encode() + body + b"\r\n0\r\n\r\n"
+        if chunked
+        else f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+    )
+    head = (
+        f"POST {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        f"Authorization: Bearer {key}\r\nContent-Type: application/json\r\n"
+    ).encode()
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(head + framing)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    status_line, _, rest = answer.partition(b"\r\n")
+    return int(status_line.split()[1]), rest.partition(b"\r\n\r\n")[2]
+
+
+@pytest.mark.e2e
+def test_a_chunked_body_through_gunicorn_is_a_411_and_with_its_length_it_is_stored(gunicorn):
+    """Issue 30, defect 6: gunicorn de-chunks the body, but Django reads Content-Length bytes of
+    it, none without one: the blocks arrived as an empty body (400 "blocks: This field is
+    required"). Now a 411 in the error shape says what to send."""
+    from timeline_app.models import Block
+    from timeline_app.services.api_keys import api_key_create
+    from timeline_app.services.conversations import conversation_create
+
+    key, raw = api_key_create(tenant_name="chunked")
+    conversation_create(tenant=key.tenant, public_id="c1")
+    body = b'{"blocks": [{"type": "react.notes", "text": "x"}]}'
+    status, answer = raw_post(gunicorn, "/api/v1/conversations/c1/blocks/", raw, body, chunked=True)
+    assert status == 411, answer[:300]
+    assert b'"length_required"' in answer and b"Content-Length" in answer
+    assert not Block.objects.filter(tenant=key.tenant).exists()
+    status, answer = raw_post(gunicorn, "/api/v1/conversations/c1/blocks/", raw, body, chunked=False)
+    assert status == 201, answer[:300]

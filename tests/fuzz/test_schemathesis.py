@@ -22,6 +22,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from schemathesis.config import SchemathesisConfig
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
+from timeline_app.domain.settings import RenderSettings
 from timeline_app.models import Conversation, Tenant
 from timeline_app.rendering.usage.reported import UsageError, read_usage
 from timeline_app.services.api_keys import api_key_create
@@ -166,6 +167,15 @@ def summary_model_allowed(case) -> bool:
     return not isinstance(model, str) or summary_model_problem(model) is None
 
 
+def settings_consistent(case) -> bool:
+    """``keep_recent_tokens`` is at most the ``max_tokens`` it comes with (issue 30; the rule in
+    the setting's description): a rule across two keys, which a schema cannot state."""
+    settings = _settings_of(case.body)
+    keep = settings.get("keep_recent_tokens")
+    limit = settings.get("max_tokens", RenderSettings.max_tokens)
+    return not (isinstance(keep, int) and isinstance(limit, int) and keep > limit)
+
+
 def usage_readable(case) -> bool:
     """A usage report's ``usage`` is one of the providers' usage objects (Anthropic's or
     OpenAI's, read by ``rendering.usage.reported.read_usage``), which the schema leaves open."""
@@ -184,6 +194,7 @@ def within_the_rules(case) -> bool:
         and searchable(case)
         and blocks_query_consistent(case)
         and summary_model_allowed(case)
+        and settings_consistent(case)
         and usage_readable(case)
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from timeline_app.domain.settings import SETTING_RANGES, SettingsError, validate_overrides
+from timeline_app.domain.settings import SETTING_RANGES, SettingsError, resolve_stored, validate_overrides
 
 
 def problems(overrides) -> dict[str, str]:
@@ -31,11 +31,41 @@ def test_each_range_is_inclusive_at_both_ends(key: str, bounds: tuple[float, flo
         assert validate_overrides({key: high}) == {key: high}
         outside = (low - 0.01, high + 0.01)
     else:
-        assert validate_overrides({key: int(low)}) == {key: int(low)}
-        assert validate_overrides({key: int(high)}) == {key: int(high)}
+        # keep_recent_tokens up to its top needs a max_tokens as large (issue 30, defect 6).
+        room = {"max_tokens": 10_000_000} if key == "keep_recent_tokens" else {}
+        assert validate_overrides({key: int(low), **room}) == {key: int(low), **room}
+        assert validate_overrides({key: int(high), **room}) == {key: int(high), **room}
         outside = (int(low) - 1, int(high) + 1)
     for value in outside:
         assert problems({key: value}) == {key: f"must be between {low:g} and {high:g}"}
+
+
+@pytest.mark.parametrize(
+    ("overrides", "accepted"),
+    [
+        ({"max_tokens": 10_000, "keep_recent_tokens": 10_000}, True),
+        ({"max_tokens": 10_000, "keep_recent_tokens": 10_001}, False),
+        ({"keep_recent_tokens": 200_000}, True),  # the default max_tokens
+        ({"keep_recent_tokens": 200_001}, False),
+        ({"max_tokens": 1_000, "keep_recent_tokens": None}, True),
+    ],
+)
+def test_keep_recent_tokens_is_at_most_the_max_tokens_it_comes_with(overrides, accepted) -> None:
+    """Issue 30, defect 6: more recent tokens kept than the context holds is a 400."""
+    if accepted:
+        assert validate_overrides(overrides) == overrides
+    else:
+        assert set(problems(overrides)) == {"keep_recent_tokens"}
+
+
+def test_a_stored_keep_recent_tokens_over_max_tokens_applies_clamped() -> None:
+    """Stored before the rule (or a render's own lower max_tokens): each key still applies, and
+    what a compaction keeps is clamped to max_tokens."""
+    settings, ignored = resolve_stored({"max_tokens": 10_000, "keep_recent_tokens": 50_000})
+    assert ignored == {}
+    assert settings.effective_keep_recent_tokens == 10_000
+    per_call, _ = resolve_stored({"keep_recent_tokens": 50_000}, max_tokens=20_000)
+    assert per_call.effective_keep_recent_tokens == 20_000
 
 
 def test_the_messages_name_the_bounds_as_numbers() -> None:

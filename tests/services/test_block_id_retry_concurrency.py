@@ -18,12 +18,14 @@ URL = "/api/v1/conversations/retry/blocks/"
 BODY = {"blocks": [{"type": "react.notes", "author": "react", "text": "once", "id": "b-1"}]}
 
 
-def send(raw_key: str, barrier: threading.Barrier, results: list[tuple[int, object]]) -> None:
+def send(
+    raw_key: str, barrier: threading.Barrier, results: list[tuple[int, object]], body: dict = BODY
+) -> None:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw_key}")
     try:
         barrier.wait()
-        response = client.post(URL, BODY, format="json")
+        response = client.post(URL, body, format="json")
         ok = response.status_code < 300
         results.append(
             (response.status_code, response.json()["blocks"][0]["seq"] if ok else response.content)
@@ -64,3 +66,21 @@ def test_concurrent_retries_of_one_block_id_all_succeed_with_one_row_and_one_seq
         assert len(rows) == 1, rows
         assert {seq for _, seq in results} == {rows[0]}, (round_, results, rows)
     assert Block.objects.filter(timeline__conversation__tenant=other.tenant, client_id="b-1").count() == 1
+
+
+def test_concurrent_writers_of_one_block_id_with_different_texts_one_wins_the_others_409():
+    """Issue 30, defect 0: decided under the timeline's lock, so exactly one text is stored, its
+    writer gets 201 and every other writer a 409 (none a 200 with a text it did not send)."""
+    key, raw = api_key_create(tenant_name="retry")
+    conversation_create(tenant=key.tenant, public_id="retry")
+    results: list[tuple[int, object]] = []
+    barrier = threading.Barrier(SENDERS)
+    bodies = [{"blocks": [{**BODY["blocks"][0], "text": f"writer {n}"}]} for n in range(SENDERS)]
+    threads = [threading.Thread(target=send, args=(raw, barrier, results, body)) for body in bodies]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert sorted(status for status, _ in results) == [201] + [409] * (SENDERS - 1), results
+    assert Block.objects.filter(timeline__conversation__tenant=key.tenant, client_id="b-1").count() == 1

@@ -23,6 +23,7 @@ from timeline_app import roles, selectors
 from timeline_app.admin import display
 from timeline_app.admin import selectors as admin_selectors
 from timeline_app.admin.charts import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, _axis, _slots, _svg
+from timeline_app.domain.message_validation import storable_problems
 from timeline_app.models import Conversation, RenderUsage, Tenant, Timeline
 from timeline_app.services.usage import usage_summary
 
@@ -171,7 +172,10 @@ def _day(request: HttpRequest, name: str) -> datetime | None:
     raw = request.GET.get(name)
     if not raw:
         return None
-    day = parse_date(raw) if len(raw) == 10 else None
+    try:
+        day = parse_date(raw) if len(raw) == 10 else None
+    except ValueError:  # well formed but no such day: 2026-13-01, 0000-00-00, 2026-02-30
+        day = None
     if day is None:
         raise BadRequest(f"{name} must be a date, YYYY-MM-DD")
     return datetime.combine(day, time.min, tzinfo=UTC)
@@ -212,7 +216,10 @@ def usage_csv_view(request: HttpRequest) -> HttpResponse:
         raise PermissionDenied
     # Only a tenant the staff user may see (``Tenant.staff_users``): another one is unknown here.
     tenants = admin_selectors.staff_tenant_ids(user=request.user)
-    named = Tenant.objects.filter(name=request.GET.get("tenant", ""))
+    name = request.GET.get("tenant", "")
+    if storable_problems(name):  # a NUL: PostgreSQL refuses it even in a comparison
+        raise BadRequest("tenant must name a tenant")
+    named = Tenant.objects.filter(name=name)
     tenant = admin_selectors.in_tenants(named, tenants, via="pk").first()
     if tenant is None:
         raise BadRequest("tenant must name a tenant")
@@ -224,8 +231,8 @@ def usage_csv_view(request: HttpRequest) -> HttpResponse:
         *(writer.writerow(_csv_row(row)) for row in rows.iterator(chunk_size=500)),
     ]
     response = HttpResponse("".join(lines), content_type="text/csv; charset=utf-8")
-    name = "".join(c if c.isalnum() or c in "-_" else "_" for c in tenant.name)
+    safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in tenant.name)
     response["Content-Disposition"] = (
-        f'attachment; filename="usage-{name}-{request.GET.get("since") or "start"}-{request.GET.get("until") or "now"}.csv"'
+        f'attachment; filename="usage-{safe}-{request.GET.get("since") or "start"}-{request.GET.get("until") or "now"}.csv"'
     )
     return response

@@ -31,6 +31,7 @@ from timeline_app.admin import selectors as admin_selectors
 from timeline_app.admin.presenters import HISTORY_RENDERS
 from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.domain.identifiers import CONTEXT_NAME_PATTERN
+from timeline_app.domain.message_validation import storable_problems
 from timeline_app.domain.settings import RenderSettings, SettingsError, resolve_settings
 from timeline_app.models import Conversation, Timeline
 from timeline_app.rendering import replay, window_shape
@@ -58,6 +59,15 @@ def _safe_filename(value: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in value)[:80] or "conversation"
 
 
+def _object_key(object_id: str) -> str:
+    """The conversation id of an admin URL; one holding a NUL or a lone surrogate (which no id
+    can, and PostgreSQL refuses even in a comparison) is a 400 on every conversation page."""
+    key = unquote(object_id)
+    if storable_problems(key):
+        raise BadRequest("a conversation id holds no NUL character or lone surrogate")
+    return key
+
+
 def _pick(matches: list[Conversation]) -> Conversation | None:
     """The conversation a lookup names: by its database id, or by a public id only one tenant uses."""
     return matches[0] if len(matches) == 1 else None
@@ -74,12 +84,14 @@ class ConversationPages(admin.ModelAdmin[Conversation]):
         """A conversation by its database id or by a public id only one tenant uses (Django's own
         views, e.g. the history, use this too)."""
         tenants = admin_selectors.staff_tenant_ids(user=request.user)
-        return _pick(admin_selectors.conversation_lookup(object_id=unquote(object_id), tenant_ids=tenants))
+        return _pick(
+            admin_selectors.conversation_lookup(object_id=_object_key(object_id), tenant_ids=tenants)
+        )
 
     def conversation_or_redirect(self, request: HttpRequest, object_id: str) -> Conversation | HttpResponse:
         """The one lookup of every page here. A public id several tenants use goes to the list
         of those conversations; an unknown id back to the admin index, as for any admin object."""
-        key = unquote(object_id)
+        key = _object_key(object_id)
         tenants = admin_selectors.staff_tenant_ids(user=request.user)
         matches = admin_selectors.conversation_lookup(object_id=key, tenant_ids=tenants)
         conversation = _pick(matches)

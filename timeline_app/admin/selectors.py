@@ -39,6 +39,7 @@ from django.db.models.functions import Coalesce, Length
 
 from timeline_app import tenancy
 from timeline_app.domain import blocks as b
+from timeline_app.domain.message_validation import storable_problems
 from timeline_app.errors import InvalidInput
 from timeline_app.models import (
     Block,
@@ -207,12 +208,16 @@ def conversation_lookup(
     conversation has as its id, is a public id as support staff paste it from a ticket. Public ids
     are unique per tenant only, so that may match several (at most ``limit``, oldest first).
     Only conversations of ``tenant_ids`` (``None``: every tenant) are found.
+    A string no column can hold (a NUL, which PostgreSQL refuses even in a comparison, or a lone
+    surrogate) finds nothing, without a query.
     """
     conversations = in_tenants(Conversation.objects.select_related("tenant"), tenant_ids, via="tenant")
     if object_id.isdecimal() and 0 < int(object_id) <= _MAX_PK:
         by_pk = list(conversations.filter(pk=int(object_id)))
         if by_pk:
             return by_pk
+    if storable_problems(object_id):
+        return []
     return list(conversations.filter(public_id=object_id).order_by("id")[:limit])
 
 

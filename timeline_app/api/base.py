@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -31,10 +31,21 @@ def validated_query(serializer_class: type[serializers.Serializer[Any]], request
     return dict(serializer.validated_data)
 
 
+SMALL_BODY_BYTES = 1024 * 1024
+"""What a control endpoint reads of a body at most (compact, hide, unhide, a conversation's or a
+context's fields): none of them accepts more than a few kilobytes."""
+USAGE_BODY_BYTES = 64 * 1024
+"""What a usage report reads at most: an SDK usage object is well under 2 KB."""
+
+
 class TenantView(APIView):
-    """Everything is scoped to the API key's tenant: another tenant's conversation is a 404."""
+    """Everything is scoped to the API key's tenant: another tenant's conversation is a 404.
+
+    ``max_body_bytes``: the most this view reads of a request body (``api.parsers.body_limit``;
+    None: ``TIMELINE_MAX_REQUEST_BYTES``); a bigger one is a 413 before it is read."""
 
     schema = ApiSchema()
+    max_body_bytes: ClassVar[int | None] = None
 
     def tenant(self, request: Request) -> Tenant:
         return cast(ApiClient, request.user).tenant

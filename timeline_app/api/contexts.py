@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from timeline_app import selectors
-from timeline_app.api.base import TenantView, validated_body, validated_query
+from timeline_app.api.base import SMALL_BODY_BYTES, TenantView, validated_body, validated_query
 from timeline_app.api.fields import StrategyField, StrictCharField, StrictSerializer
 from timeline_app.api.openai_schema import MESSAGE_SCHEMA, STORED_MESSAGE_SCHEMA
 from timeline_app.api.schema import operation
@@ -169,6 +169,8 @@ class MessagesView(TenantView):
 class MessagePopView(TenantView):
     """Take the newest message out of a context's view (the Agents SDK's ``pop_item``)."""
 
+    max_body_bytes = SMALL_BODY_BYTES  # no body
+
     @operation(
         summary="Pop the newest message out of the context's view (it stays stored); answers it, or none",
         request=None,
@@ -183,6 +185,8 @@ class MessagePopView(TenantView):
 
 class ContextListView(TenantView):
     """The conversation's contexts with their message counts, and creating one."""
+
+    max_body_bytes = SMALL_BODY_BYTES  # a name or label and a strategy
 
     @operation(
         summary="List the conversation's contexts with their message counts",
@@ -218,6 +222,8 @@ class ContextListView(TenantView):
 
 class ContextDetailView(TenantView):
     """One context: its compaction strategy and message counts."""
+
+    max_body_bytes = SMALL_BODY_BYTES  # a strategy
 
     @operation(
         summary="A context", responses={200: ContextOut}, errors=(401, 404), operation_id="contexts_retrieve"

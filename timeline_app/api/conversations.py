@@ -14,7 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from timeline_app import selectors
-from timeline_app.api.base import TenantView, validated_body
+from timeline_app.api.base import SMALL_BODY_BYTES, TenantView, validated_body
 from timeline_app.api.fields import SettingsField, StrictCharField, StrictSerializer
 from timeline_app.api.pagination import ConversationCursorPagination
 from timeline_app.api.schema import CONV_PATTERN, operation
@@ -96,6 +96,8 @@ def conversation_detail(conversation: Conversation) -> ConversationDetail:
 class ConversationListView(mixins.ListModelMixin, GenericAPIView[Conversation], TenantView):
     """The caller's conversations, newest first, and creating one."""
 
+    max_body_bytes = SMALL_BODY_BYTES  # an id, a title and settings
+
     pagination_class = ConversationCursorPagination
     serializer_class = ConversationOut
 
@@ -131,6 +133,8 @@ class ConversationListView(mixins.ListModelMixin, GenericAPIView[Conversation], 
 
 class ConversationDetailView(TenantView):
     """One conversation with its block count, visible tokens and context names; erasing it."""
+
+    max_body_bytes = SMALL_BODY_BYTES  # a title and settings
 
     @operation(
         summary="A conversation",

@@ -210,6 +210,9 @@ def _setting_schema(key: str, low: float, high: float) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": kind, "minimum": low, "maximum": high}
     if key == "keep_recent_tokens":
         schema["nullable"] = True
+        schema["description"] = (
+            "at most max_tokens (the one given with it, else 200000); null: 0.3 × max_tokens"
+        )
     return schema
 
 

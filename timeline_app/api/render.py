@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from timeline_app.api import render_serializers as rs
-from timeline_app.api.base import TenantView, validated_body
+from timeline_app.api.base import SMALL_BODY_BYTES, TenantView, validated_body
 from timeline_app.api.compactions import compaction_url
 from timeline_app.api.schema import operation
 from timeline_app.api.throttling import SharedScopedRateThrottle
@@ -85,6 +85,8 @@ class RenderView(TenantView):
 
 class CompactView(TenantView):
     """Compact now (``wait``) or in the background (a Celery task)."""
+
+    max_body_bytes = SMALL_BODY_BYTES  # two flags
 
     throttle_scope = "compact"
     throttle_classes = [SharedScopedRateThrottle]

@@ -17,7 +17,7 @@ from rest_framework.response import Response
 
 from timeline_app import selectors
 from timeline_app.api import serializers as s
-from timeline_app.api.base import TenantView, validated_body, validated_query
+from timeline_app.api.base import SMALL_BODY_BYTES, TenantView, validated_body, validated_query
 from timeline_app.api.schema import operation
 from timeline_app.domain.contributions import NewAttachment, NewBlock
 from timeline_app.errors import NotFound
@@ -44,7 +44,7 @@ def _new_block(item: dict[str, Any]) -> NewBlock:
         ts=item.get("ts"),
         mime=item["mime"],
         text=item["text"],
-        data=item["base64"],
+        data=item["base64"] or b"",  # an omitted base64 is the field's default "", not bytes
         path=item["path"],
         meta=item["meta"],
         client_id=item.get("id"),
@@ -64,7 +64,11 @@ REPLAY_NOTE = (
 
 def _new_attachment(item: dict[str, Any]) -> NewAttachment:
     return NewAttachment(
-        name=item["name"], mime=item["mime"], data=item["base64"], text=item["text"], summary=item["summary"]
+        name=item["name"],
+        mime=item["mime"],
+        data=item["base64"] or b"",
+        text=item["text"],
+        summary=item["summary"],
     )
 
 
@@ -73,9 +77,11 @@ class TurnsView(TenantView):
 
     @operation(
         summary="Start a turn: header, user.prompt and attachment blocks",
-        description=f"Starting a known `turn_id` again answers its stored blocks. {REPLAY_NOTE}.",
+        description=f"Starting a known `turn_id` again answers its stored blocks; with another "
+        f"prompt, `ts` or attachments it is a 409 and nothing is stored. {REPLAY_NOTE}.",
         request=s.TurnIn,
         responses={201: s.BlocksOut, 200: s.BlocksOut},
+        errors=(400, 401, 404, 409),
     )
     @transaction.atomic(durable=True)
     def post(self, request: Request, conv: str, context: str = MAIN) -> Response:
@@ -139,7 +145,9 @@ class BlocksView(TenantView):
 
     @operation(
         summary="Contribute blocks (idempotent by block id)",
-        description=f"A block whose `id` is stored already comes back as stored. {REPLAY_NOTE}.",
+        description="A block whose `id` is stored already comes back as stored; with another body "
+        "(a sent field that differs; an omitted `turn_id`, `ts` or `path` is the stored one) it is a "
+        f"409 naming the fields and nothing of the request is stored. {REPLAY_NOTE}.",
         request=s.BlocksIn,
         responses={201: s.BlocksOut, 200: s.BlocksOut},
         errors=(400, 401, 404, 409),
@@ -154,6 +162,8 @@ class BlocksView(TenantView):
 
 class HideView(TenantView):
     """``react.hide``: the blocks at a path show a replacement text from the next render on."""
+
+    max_body_bytes = SMALL_BODY_BYTES  # a path and a replacement of at most 20,000 characters
 
     @operation(
         summary="Hide blocks by path behind a replacement text (react.hide)",
@@ -170,6 +180,8 @@ class HideView(TenantView):
 
 class UnhideView(TenantView):
     """Undo a hide: the blocks at a path render in full again from the next render on."""
+
+    max_body_bytes = SMALL_BODY_BYTES  # a path
 
     @operation(
         summary="Show hidden blocks at a path again (undoes react.hide and TTL pruning)",

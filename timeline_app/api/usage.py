@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import re
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
 from django.utils import timezone
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import mixins, serializers, status
 from rest_framework.generics import GenericAPIView
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from timeline_app import selectors
-from timeline_app.api.base import TenantView, validated_body, validated_query
+from timeline_app.api.base import USAGE_BODY_BYTES, TenantView, validated_body, validated_query
 from timeline_app.api.fields import StrictCharField, StrictDictField, StrictSerializer
 from timeline_app.api.pagination import ConversationCursorPagination
 from timeline_app.api.schema import operation
@@ -136,6 +139,8 @@ class ConversationUsageOut(UsageTotalsOut):
 class UsageReportView(TenantView):
     """What the provider billed for one render (idempotent)."""
 
+    max_body_bytes = USAGE_BODY_BYTES  # a model, a reason and an SDK usage object
+
     @operation(
         summary="Report the provider's usage for a render",
         request=UsageReportIn,
@@ -172,9 +177,54 @@ class ConversationUsageView(TenantView):
         return Response(ConversationUsageOut(body).data)
 
 
+EPOCH_MIN, EPOCH_MAX = 946_684_800, 4_102_444_800
+"""The epoch seconds a usage range may name as a number: 2000-01-01 to 2100-01-01 (UTC); below it a
+number is more likely a basic ISO date (20260301) than a time of 1970."""
+ISO_DAY = r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+RANGE_TIME_PATTERN = (
+    rf"^({ISO_DAY}(T[0-9]{{2}}:[0-9]{{2}}(:[0-9]{{2}}(\.[0-9]{{1,6}})?)?(Z|[+-][0-9]{{2}}:[0-9]{{2}})?)?"
+    rf"|[0-9]{{1,10}})$"
+)
+
+
+@extend_schema_field({"type": "string", "pattern": RANGE_TIME_PATTERN})
+class RangeTimeField(serializers.Field):  # type: ignore[type-arg]
+    """A usage range's bound: an ISO-8601 date (midnight UTC) or time (UTC unless it carries an
+    offset), or whole epoch seconds from ``EPOCH_MIN`` (2000-01-01) to ``EPOCH_MAX`` (2100-01-01).
+    Anything else is a 400 (empty: no bound):
+    a 20-digit number is no time (Python's ``fromisoformat`` would read it as the year 1111)."""
+
+    def to_internal_value(self, data: Any) -> datetime:
+        if not isinstance(data, str) or not re.fullmatch(RANGE_TIME_PATTERN, data):
+            raise serializers.ValidationError(
+                "an ISO-8601 date or time (2026-03-01, 2026-03-01T12:00:00Z) or epoch seconds"
+            )
+        if data.isdigit():
+            seconds = int(data)
+            if not EPOCH_MIN <= seconds <= EPOCH_MAX:
+                raise serializers.ValidationError(
+                    f"epoch seconds must be between {EPOCH_MIN} (2000-01-01) and {EPOCH_MAX} (2100-01-01)"
+                )
+            return datetime.fromtimestamp(seconds, tz=UTC)
+        try:
+            moment = datetime.fromisoformat(data.replace("Z", "+00:00"))
+            if moment.tzinfo is None:
+                return moment.replace(tzinfo=UTC)
+            return moment.astimezone(UTC)  # an offset past year 1 or 9999 overflows here
+        except (ValueError, OverflowError) as exc:
+            raise serializers.ValidationError(f"not a date or time in range: {exc}") from exc
+
+    def to_representation(self, value: datetime) -> str:
+        return value.isoformat()
+
+
 class UsageRangeIn(serializers.Serializer[Any]):
-    since = serializers.DateTimeField(required=False, help_text="renders at or after (ISO-8601)")
-    until = serializers.DateTimeField(required=False, help_text="renders before (ISO-8601)")
+    since = RangeTimeField(
+        required=False,
+        help_text="renders at or after: an ISO-8601 date (midnight UTC) or time, or epoch seconds "
+        f"({EPOCH_MIN} to {EPOCH_MAX}: 2000-01-01 to 2100-01-01)",
+    )
+    until = RangeTimeField(required=False, help_text="renders before: the same forms as since")
     cursor = serializers.CharField(required=False)
     limit = serializers.CharField(required=False)
 

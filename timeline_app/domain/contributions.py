@@ -26,6 +26,31 @@ class NewBlock:
     client_id: str | None = None
 
 
+REPLAY_FIELDS = ("type", "author", "turn_id", "ts", "mime", "text", "data", "path", "meta")
+"""What a client sends of a block, in the order a conflict names them (``replay_differences``)."""
+
+
+def replay_differences(*, stored: NewBlock, sent: NewBlock) -> list[str]:
+    """The fields of ``sent`` that differ from the block ``stored`` under the same client id.
+
+    The body the client sent is compared, not what the server filled in: an omitted ``turn_id``
+    (the current turn), ``ts`` (the time of the write) or ``path`` (the seed path) is whatever was
+    stored, so a replay that omits them again matches; sent explicitly, each must equal the stored
+    value. Every other field has a fixed default (an omitted ``text`` is ``""``), so it is compared
+    as the serializer gave it. Empty: the same block (a replay).
+    """
+    omitted = {
+        "turn_id": sent.turn_id is None,
+        "ts": sent.ts is None,
+        "path": not sent.path,
+    }
+    return [
+        name
+        for name in REPLAY_FIELDS
+        if not omitted.get(name, False) and getattr(stored, name) != getattr(sent, name)
+    ]
+
+
 def default_path(*, type: str, turn_id: str, meta: dict[str, Any]) -> str:
     """The seed path of a well-known block type (seed 000 "Stable Paths"); empty when none applies."""
     tool_call_id = meta.get("tool_call_id") if isinstance(meta.get("tool_call_id"), str) else ""

@@ -40,8 +40,11 @@ class RenderSettings:
 
     @property
     def effective_keep_recent_tokens(self) -> int:
+        """``keep_recent_tokens`` (0.3 × ``max_tokens`` when unset), at most ``max_tokens``: stored
+        settings never hold more (``validate_overrides``), but a render's own lower ``max_tokens``
+        clamps it."""
         if self.keep_recent_tokens is not None:
-            return self.keep_recent_tokens
+            return min(self.keep_recent_tokens, self.max_tokens)
         return int(0.3 * self.max_tokens)
 
     @property
@@ -78,7 +81,23 @@ SETTING_RANGES = _RANGES
 
 
 def validate_overrides(overrides: Any) -> dict[str, Any]:
-    """Check a ``settings`` object from a client; return it normalised or raise SettingsError."""
+    """Check a ``settings`` object from a client; return it normalised or raise SettingsError.
+
+    Each key on its own (``_checked_keys``), then together: ``keep_recent_tokens`` may not exceed
+    the ``max_tokens`` it comes with (the default 200,000 when not overridden): the recent tokens
+    a compaction keeps could never fit the context."""
+    clean = _checked_keys(overrides)
+    keep = clean.get("keep_recent_tokens")
+    limit = clean.get("max_tokens", RenderSettings.max_tokens)
+    if keep is not None and keep > limit:
+        raise SettingsError(
+            {"keep_recent_tokens": f"must be at most max_tokens ({limit}): the recent tokens kept must fit"}
+        )
+    return clean
+
+
+def _checked_keys(overrides: Any) -> dict[str, Any]:
+    """Every key of a ``settings`` object checked on its own: known, of its type, in its range."""
     if not isinstance(overrides, dict):
         raise SettingsError({"settings": "must be an object"})
     errors: dict[str, str] = {}
@@ -140,7 +159,7 @@ def resolve_stored(overrides: Any, **call_overrides: Any) -> tuple[RenderSetting
     ignored: dict[str, str] = {}
     for key, value in overrides.items():
         try:
-            clean.update(validate_overrides({key: value}))
+            clean.update(_checked_keys({key: value}))
         except SettingsError as exc:
             ignored.update(exc.details)
     return resolve_settings(clean, **call_overrides), ignored

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from timeline_app import selectors
 from timeline_app.domain import blocks as b
-from timeline_app.domain.contributions import NewAttachment, NewBlock, default_path
+from timeline_app.domain.contributions import NewAttachment, NewBlock, default_path, replay_differences
 from timeline_app.domain.costs import block_tokens
 from timeline_app.domain.message_validation import message_block_problems
 from timeline_app.domain.meta import MetaLimits
@@ -26,8 +26,29 @@ from timeline_app.models import Block, Conversation, Timeline
 from timeline_app.rendering.ttl import ttl_replacement_tokens
 from timeline_app.services.conversations import timeline_lock
 
-ReplayCheck = Callable[[Block, Block], dict[str, str]]
-"""``(stored, new)`` of one client id → what differs (``details`` of a 409); empty when the same."""
+ReplayCheck = Callable[[Block, NewBlock], dict[str, str]]
+"""``(stored, sent)`` of one client id → what differs (``details`` of a 409); empty when the same."""
+
+
+def block_replay_check(stored: Block, sent: NewBlock) -> dict[str, str]:
+    """A block id stored already with another body is a conflict: the fields the client sent
+    that differ (``domain.contributions.replay_differences``), keyed by the id."""
+    as_stored = NewBlock(
+        type=stored.type,
+        author=stored.author,
+        turn_id=stored.turn_id,
+        ts=stored.ts,
+        mime=stored.mime,
+        text=stored.text,
+        data=bytes(stored.data or b""),
+        path=stored.path,
+        meta=stored.meta,
+        client_id=stored.client_id,
+    )
+    differing = replay_differences(stored=as_stored, sent=sent)
+    if not differing:
+        return {}
+    return {str(sent.client_id): f"stored already with a different {', '.join(differing)}"}
 
 
 @dataclass(frozen=True)
@@ -49,22 +70,23 @@ def meta_limits() -> MetaLimits:
 
 
 def blocks_append(
-    *, timeline: Timeline, blocks: Sequence[NewBlock], replay_check: ReplayCheck | None = None
+    *, timeline: Timeline, blocks: Sequence[NewBlock], replay_check: ReplayCheck = block_replay_check
 ) -> list[Block]:
     """Append blocks in order; a block whose client id is already stored comes back as stored."""
     return blocks_store(timeline=timeline, blocks=blocks, replay_check=replay_check).rows
 
 
 def blocks_store(
-    *, timeline: Timeline, blocks: Sequence[NewBlock], replay_check: ReplayCheck | None = None
+    *, timeline: Timeline, blocks: Sequence[NewBlock], replay_check: ReplayCheck = block_replay_check
 ) -> Appended:
     """Append blocks in order; a block whose client id is already stored comes back as stored.
 
     Sequence numbers are allocated under a row lock on the timeline (taken after the
-    conversation's, ``timeline_lock``), so concurrent writers never collide; earlier rows are never touched (append is O(1) in the timeline's length). With
-    ``replay_check``, a stored block of the same client id that differs is a conflict (409) and
-    nothing is stored: decided under the lock, so of concurrent writers of one id with different
-    content exactly one wins.
+    conversation's, ``timeline_lock``), so concurrent writers never collide; earlier rows are never
+    touched (append is O(1) in the timeline's length). A stored block of the same client id that
+    differs (``replay_check``: by default the fields the client sent, ``block_replay_check``) is a
+    conflict (409) and nothing is stored: decided under the lock, so of concurrent writers of one
+    id with different content exactly one wins.
     """
     ids = [nb.client_id for nb in blocks if nb.client_id]
     if len(ids) != len(set(ids)):
@@ -134,13 +156,12 @@ def blocks_store(
             if ids
             else {}
         )
-        if replay_check is not None:
-            conflicts: dict[str, str] = {}
-            for row in prepared:
-                if row.client_id in existing:
-                    conflicts.update(replay_check(existing[row.client_id], row))
-            if conflicts:
-                raise Conflict("a block id is stored already with different content", details=conflicts)
+        conflicts: dict[str, str] = {}
+        for nb in blocks:
+            if nb.client_id in existing:
+                conflicts.update(replay_check(existing[nb.client_id], nb))
+        if conflicts:
+            raise Conflict("a block id is stored already with different content", details=conflicts)
         fresh = [row for row in prepared if row.client_id not in existing]
         if fresh and locked.next_seq + len(fresh) > b.SEQ_LIMIT:
             raise Conflict(
@@ -191,13 +212,16 @@ def turn_store(
     """Write a turn's header, ``user.prompt`` and attachment blocks with their seed paths.
 
     Starting the same ``turn_id`` again returns the stored blocks (``created`` 0): the client ids
-    derive from it.
+    derive from it. Started again with another prompt, ``ts`` or attachments, it is a conflict
+    (409) and nothing is stored (``turn_replay_check``, under the timeline's lock).
     """
     names = [a.name for a in attachments]
     if len(names) != len(set(names)):
         raise InvalidInput("attachment names must be unique within a turn", details={"attachments": names})
     turn_id = turn_id or new_turn_id()
-    stamp = ts or iso_utc(timezone.now())
+    # ``ts`` stays None when not given: blocks_store stamps the write's time, and a replay that
+    # omits it again is not a different turn.
+    stamp = ts
     new = [
         NewBlock(
             type=b.TURN_HEADER, author="system", turn_id=turn_id, ts=stamp, client_id=f"turn:{turn_id}:header"
@@ -230,4 +254,30 @@ def turn_store(
                 client_id=f"turn:{turn_id}:att:{att.name}",
             )
         )
-    return blocks_store(timeline=timeline, blocks=new)
+    with transaction.atomic(savepoint=False):
+        timeline_lock(timeline=timeline, fields=("id",))
+        turn_replay_check(timeline=timeline, turn_id=turn_id, attachments=names)
+        return blocks_store(timeline=timeline, blocks=new)
+
+
+def turn_replay_check(*, timeline: Timeline, turn_id: str, attachments: Sequence[str]) -> None:
+    """A turn started again must name the attachments it was stored with (Conflict otherwise):
+    an extra one would be appended after later blocks, a missing one silently left out. Each
+    block's own body is compared by ``block_replay_check``. Call under the timeline's lock."""
+    prefix = f"turn:{turn_id}:"
+    stored_ids = {
+        str(client_id)
+        for client_id in Block.objects.filter(
+            timeline_id=timeline.pk, turn_id=turn_id, client_id__startswith=prefix
+        ).values_list("client_id", flat=True)
+    }
+    if f"{prefix}header" not in stored_ids:
+        return
+    stored = sorted(
+        cid.removeprefix(f"{prefix}att:") for cid in stored_ids if cid.startswith(f"{prefix}att:")
+    )
+    if stored != sorted(attachments):
+        raise Conflict(
+            "the turn is stored already with other attachments",
+            details={"attachments": f"stored with {stored}, sent {sorted(attachments)}", "turn_id": turn_id},
+        )

@@ -12,6 +12,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from timeline_app.domain.contributions import NewBlock
 from timeline_app.domain.message_validation import parse_messages as parse_message_list
 from timeline_app.domain.messages import (
     MESSAGE_BLOCK_TYPES,
@@ -50,7 +51,7 @@ def parse_messages(raw: Any, *, now: datetime | None = None) -> list[NewMessage]
     return messages
 
 
-def _message_replay_check(stored: Block, new: Block) -> dict[str, str]:
+def _message_replay_check(stored: Block, new: NewBlock) -> dict[str, str]:
     message_id = str(new.meta.get("message_id") or new.client_id)
     if stored.hidden_reason == POPPED_REASON:
         return {message_id: "popped from the context; send the message with a new message_id"}

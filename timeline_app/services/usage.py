@@ -34,7 +34,7 @@ from timeline_app.rendering.usage.forecast import (
     forecast_usage,
 )
 from timeline_app.rendering.usage.pricing import Price, call_cost, cost_without_cache, price_for, price_table
-from timeline_app.rendering.usage.reported import CACHE_MISS_REASONS, UsageError, read_usage
+from timeline_app.rendering.usage.reported import CACHE_MISS_REASONS, UsageError, kept_usage, read_usage
 from timeline_app.rendering.usage.requests import format_provider, native_anthropic_request, rendered_request
 
 # A forecast read the provider gave less than this share of is a miss (token counts are estimates).
@@ -125,13 +125,17 @@ def render_usage_report(
     *, timeline: Timeline, render_id: str, body: Mapping[str, Any], now: datetime
 ) -> tuple[RenderUsage, bool]:
     """Record what the provider billed for one render: ``(row, created)``. The same report again
-    answers the stored row; a different one for the same render is a conflict."""
-    reported = {key: body[key] for key in ("usage", "model", "cache_miss_reason") if key in body}
+    answers the stored row; a different one for the same render is a conflict.
+
+    What is stored of the report (``reported``, what a replay must equal) is the model, the reason
+    and only the part of the usage object the cost model reads (``kept_usage``): extra SDK keys are
+    ignored, neither stored nor compared."""
     model, reason, raw_usage = _usage_body(body)
     try:
         usage = read_usage(raw_usage)
     except UsageError as exc:
         raise InvalidInput(str(exc), details={"usage": exc.field}) from exc
+    reported = _reported(body)
     existing = selectors.usage_for_render(timeline=timeline, render_id=render_id)
     if existing is not None:
         return _replayed(existing, reported), False
@@ -183,8 +187,18 @@ def render_usage_report(
     return row, True
 
 
+def _reported(body: Mapping[str, Any]) -> dict[str, Any]:
+    """What a report stores and a replay must equal: ``model``, ``cache_miss_reason`` (when given)
+    and the usage object's ``kept_usage`` (a report stored before extra keys were dropped compares
+    by its kept part too)."""
+    reported = {key: body[key] for key in ("model", "cache_miss_reason") if key in body}
+    if isinstance(body.get("usage"), Mapping):
+        reported["usage"] = kept_usage(body["usage"])
+    return reported
+
+
 def _replayed(existing: RenderUsage, reported: dict[str, Any]) -> RenderUsage:
-    if existing.reported != reported:
+    if _reported(existing.reported) != reported:
         raise Conflict(
             "this render's usage was already reported with other figures",
             details={"render_id": existing.render_public_id},

@@ -1,7 +1,7 @@
 """A provider's usage object, as its SDK returns it, read into billed tokens by kind (pure).
 
 Shapes accepted (extra keys the SDKs add, such as ``service_tier`` or ``server_tool_use``, are
-ignored):
+ignored, and not stored: ``kept_usage`` is what a report keeps):
 
 * Anthropic Messages ``usage``: ``input_tokens`` (the uncached remainder), ``output_tokens``,
   ``cache_creation_input_tokens``, ``cache_read_input_tokens`` and optionally ``cache_creation:
@@ -40,6 +40,67 @@ CACHE_MISS_REASONS = (
 )
 
 
+# What ``read_usage`` reads of each shape: top-level counts, and the detail object with its counts.
+# A stored report keeps only these (``kept_usage``): a few hundred bytes whatever else was sent.
+SHAPE_KEYS: dict[str, tuple[tuple[str, ...], str, tuple[str, ...]]] = {
+    "anthropic": (
+        ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"),
+        "cache_creation",
+        ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"),
+    ),
+    "chat": (
+        ("prompt_tokens", "completion_tokens"),
+        "prompt_tokens_details",
+        ("cached_tokens", "cache_write_tokens"),
+    ),
+    "responses": (
+        ("input_tokens", "output_tokens", "total_tokens"),
+        "input_tokens_details",
+        ("cached_tokens", "cache_write_tokens"),
+    ),
+    "gemini": (
+        (
+            "prompt_token_count",
+            "cached_content_token_count",
+            "tool_use_prompt_token_count",
+            "candidates_token_count",
+            "thoughts_token_count",
+        ),
+        "",
+        (),
+    ),
+}
+
+
+def usage_shape(usage: Mapping[str, Any]) -> str:
+    """Which SDK object ``usage`` is, by its keys: ``gemini``, ``chat``, ``responses`` or
+    ``anthropic``."""
+    if "prompt_token_count" in usage or "promptTokenCount" in usage:
+        return "gemini"
+    if "prompt_tokens" in usage:
+        return "chat"
+    if "input_tokens_details" in usage or "total_tokens" in usage:
+        return "responses"
+    return "anthropic"
+
+
+def kept_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
+    """What a stored report keeps of a usage object ``read_usage`` accepted: the keys its shape
+    reads (``SHAPE_KEYS``; every count there is a checked integer, so this is bounded), extra SDK
+    keys dropped. ``read_usage`` reads the same from it as from ``usage``."""
+    shape = usage_shape(usage)
+    if shape == "gemini":  # the REST API's camelCase names, kept under the SDK's (one of each)
+        usage = {_GEMINI_KEYS.get(key, key): value for key, value in usage.items()}
+    counts, details, inner_counts = SHAPE_KEYS[shape]
+    kept: dict[str, Any] = {key: usage[key] for key in counts if key in usage}
+    inner = usage.get(details) if details else None
+    if isinstance(inner, Mapping):
+        kept[details] = {key: inner[key] for key in inner_counts if key in inner}
+    elif details and details in usage:
+        kept[details] = inner  # None: read as absent
+    return kept
+
+
 class UsageError(ValueError):
     def __init__(self, message: str, field: str):
         super().__init__(message)
@@ -52,14 +113,16 @@ class ReportedUsage:
     tokens: TokenCounts
 
 
-def _count(usage: Mapping[str, Any], key: str, *, where: str, required: bool = True) -> int:
+def _count(
+    usage: Mapping[str, Any], key: str, *, where: str, required: bool = True, bound: int = MAX_TOKENS
+) -> int:
     value = usage.get(key)
     if value is None:
         if required:
             raise UsageError(f"{where}{key} is required", f"{where}{key}")
         return 0
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TOKENS:
-        raise UsageError(f"{where}{key} must be an integer between 0 and {MAX_TOKENS}", f"{where}{key}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= bound:
+        raise UsageError(f"{where}{key} must be an integer between 0 and {bound}", f"{where}{key}")
     return int(value)
 
 
@@ -76,13 +139,16 @@ def read_usage(usage: Any) -> ReportedUsage:
     """Billed tokens by kind; ``UsageError`` names the offending field of a malformed object."""
     if not isinstance(usage, Mapping):
         raise UsageError("usage must be an object", "usage")
-    if "prompt_token_count" in usage or "promptTokenCount" in usage:  # Gemini
+    shape = usage_shape(usage)
+    if shape == "gemini":
         return _gemini(usage)
-    if "prompt_tokens" in usage:  # Chat Completions
+    if shape == "chat":
         return _openai(
             usage, prompt="prompt_tokens", details="prompt_tokens_details", output="completion_tokens"
         )
-    if "input_tokens_details" in usage or "total_tokens" in usage:  # the Responses API
+    if shape == "responses":
+        # total_tokens only names the shape, but a stored report keeps it: an integer too.
+        _count(usage, "total_tokens", where="", required=False, bound=2 * MAX_TOKENS)
         return _openai(usage, prompt="input_tokens", details="input_tokens_details", output="output_tokens")
     if "input_tokens" not in usage:
         raise UsageError(
