@@ -36,6 +36,7 @@ from timeline_app.selectors.conversations import (
     timeline_current_turn_id,
     timeline_get,
     timeline_names,
+    timeline_of,
     timeline_require,
     timeline_tenant_id,
 )
@@ -94,6 +95,7 @@ __all__ = [
     "timeline_current_turn_id",
     "timeline_get",
     "timeline_names",
+    "timeline_of",
     "timeline_require",
     "timeline_settings",
     "timeline_settings_resolved",
