@@ -22,9 +22,9 @@ from timeline_app.domain.meta import MetaLimits
 from timeline_app.domain.thinking import thinking_block_problems
 from timeline_app.domain.times import iso_utc
 from timeline_app.errors import Conflict, InvalidInput
-from timeline_app.models import Block, Conversation, Timeline
+from timeline_app.models import Block, Timeline
 from timeline_app.rendering.ttl import ttl_replacement_tokens
-from timeline_app.services.conversations import timeline_lock
+from timeline_app.services.conversations import timeline_lock_for_append
 
 ReplayCheck = Callable[[Block, Block], dict[str, str]]
 """``(stored, new)`` of one client id → what differs (``details`` of a 409); empty when the same."""
@@ -128,9 +128,10 @@ def blocks_store(
         prepared.append(row)
 
     with transaction.atomic(savepoint=False):
-        locked = timeline_lock(timeline=timeline, fields=("id", "next_seq"))
+        # The conversation is active (a replay included), its row locked, then the context's.
+        locked_pk, next_seq = timeline_lock_for_append(timeline=timeline, now=timezone.now())
         existing = (
-            {blk.client_id: blk for blk in Block.objects.filter(timeline_id=locked.pk, client_id__in=ids)}
+            {blk.client_id: blk for blk in Block.objects.filter(timeline_id=locked_pk, client_id__in=ids)}
             if ids
             else {}
         )
@@ -142,22 +143,21 @@ def blocks_store(
             if conflicts:
                 raise Conflict("a block id is stored already with different content", details=conflicts)
         fresh = [row for row in prepared if row.client_id not in existing]
-        if fresh and locked.next_seq + len(fresh) > b.SEQ_LIMIT:
+        if fresh and next_seq + len(fresh) > b.SEQ_LIMIT:
             raise Conflict(
                 "the context is full: no seq left for these blocks",
-                details={"next_seq": locked.next_seq, "blocks": len(fresh)},
+                details={"next_seq": next_seq, "blocks": len(fresh)},
             )
         for offset, row in enumerate(fresh):
-            row.timeline_id = locked.pk
+            row.timeline_id = locked_pk
             row.tenant_id = timeline.tenant_id
             row.conversation_id = timeline.conversation_id
-            row.seq = locked.next_seq + offset
+            row.seq = next_seq + offset
         if fresh:
             Block.objects.bulk_create(fresh)
-            Timeline.objects.filter(pk=locked.pk).update(
+            Timeline.objects.filter(pk=locked_pk).update(
                 next_seq=F("next_seq") + len(fresh), version=F("version") + 1
             )
-            Conversation.objects.filter(pk=timeline.conversation_id).update(last_activity_at=timezone.now())
     rows = [existing.get(row.client_id, row) if row.client_id else row for row in prepared]
     return Appended(rows=rows, created=len(fresh))
 
