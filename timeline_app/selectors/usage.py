@@ -5,12 +5,28 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import (
+    BinaryField,
+    BooleanField,
+    Case,
+    CharField,
+    Count,
+    ExpressionWrapper,
+    F,
+    JSONField,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+    When,
+)
 
 from timeline_app.domain.times import parse_iso
 from timeline_app.models import Conversation, RenderRecord, RenderUsage, Tenant, Timeline
-from timeline_app.rendering.prefix import stored_checkpoints
+from timeline_app.rendering.prefix import PreviousRender, stored_checkpoints
 from timeline_app.rendering.usage.forecast import ONE_HOUR, CacheState, Provider
+from timeline_app.rendering.window_shape import unpack_seq_set
 
 # The recent renders the forecast reads: Anthropic entries live at most an hour past their last
 # touch, and every render re-touches what it reads, so the newest few dozen hold every live entry;
@@ -19,24 +35,25 @@ ANTHROPIC_RECENT = 32
 OPENAI_RECENT = 4
 
 
-def cache_state(
-    *, timeline: Timeline, provider: Provider, now: datetime, retention_seconds: int
-) -> CacheState:
-    """The provider cache of this context as the forecast believes it before a render at ``now``
-    (one query)."""
-    rows = RenderRecord.objects.filter(timeline=timeline).order_by("-id")
+def _recent_span(provider: Provider, retention_seconds: int) -> tuple[int, int]:
+    """How far back (seconds) and how many of the newest renders the forecast reads."""
+    if provider == "anthropic":
+        return ONE_HOUR, ANTHROPIC_RECENT
+    return retention_seconds, OPENAI_RECENT
+
+
+def _state_of(provider: Provider, rows: list[tuple[Any, ...]]) -> CacheState:
+    """The cache state from the recent renders' ``(rendered_at, cache_touched, cache_head,
+    segment_digests, segment_stride, segment_count)``, newest first."""
     if provider == "anthropic":
         entries: dict[bytes, datetime] = {}
-        recent = rows.filter(rendered_at__gte=now - timedelta(seconds=ONE_HOUR), rendered_at__lte=now)
-        for touched in recent.values_list("cache_touched", flat=True)[:ANTHROPIC_RECENT]:
+        for _, touched, *_rest in rows:
             for digest_hex, expires in touched or ():
                 digest, at = bytes.fromhex(digest_hex), parse_iso(expires)
                 entries[digest] = max(at, entries.get(digest, at))
         return CacheState(entries=entries)
-    recent = rows.filter(rendered_at__gte=now - timedelta(seconds=retention_seconds), rendered_at__lte=now)
     prompts = []
-    fields = ("rendered_at", "cache_head", "segment_digests", "segment_stride", "segment_count")
-    for at, head, packed, stride, count in recent.values_list(*fields)[:OPENAI_RECENT]:
+    for at, _, head, packed, stride, count in rows:
         # The record's bounded fingerprint: every segment up to 1,024, then one checkpoint per
         # chunk (``prefix.Fingerprint``); the request's block 0 is the head when it has one.
         checkpoints = stored_checkpoints(bytes(packed), stride=stride, count=count)
@@ -44,6 +61,99 @@ def cache_state(
             checkpoints = [(0, bytes.fromhex(head)), *((i + 1, digest) for i, digest in checkpoints)]
         prompts.append((at, checkpoints))
     return CacheState(prompts=prompts)
+
+
+def _recent_columns(provider: Provider) -> dict[str, Any]:
+    """The columns ``_state_of`` reads (the OpenAI ones only for OpenAI: an Anthropic forecast
+    reads the touched entries, not the fingerprints)."""
+    if provider == "anthropic":
+        return {
+            "r_touched": F("cache_touched"),
+            "r_head": Value("", output_field=CharField()),
+            "r_digests": Value(b"", output_field=BinaryField()),
+        }
+    return {
+        "r_touched": Value(None, output_field=JSONField()),
+        "r_head": F("cache_head"),
+        "r_digests": F("segment_digests"),
+    }
+
+
+def cache_state(
+    *, timeline: Timeline, provider: Provider, now: datetime, retention_seconds: int
+) -> CacheState:
+    """The provider cache of this context as the forecast believes it before a render at ``now``
+    (one query)."""
+    return render_memory(
+        timeline=timeline, provider=provider, now=now, retention_seconds=retention_seconds, previous=False
+    )[1]
+
+
+_PREVIOUS = (
+    "settings_key",
+    "summary_seq",
+    "segment_digests",
+    "segment_seqs",
+    "segment_stride",
+    "segment_count",
+    "segment_seed",
+    "hidden_seqs",
+    "window_last_seq",
+)
+
+
+def render_memory(
+    *, timeline: Timeline, provider: Provider, now: datetime, retention_seconds: int, previous: bool = True
+) -> tuple[PreviousRender | None, CacheState]:
+    """What a render reads of its context's history, in one query (issue 38: two before): the
+    latest render as the cache explainer compares it (``previous_render``), and the provider cache
+    the usage forecast starts from (the newest renders of the last hour, or of the OpenAI
+    retention). The latest render's fingerprint columns come for it alone."""
+    span, limit = _recent_span(provider, retention_seconds)
+    rows = RenderRecord.objects.filter(timeline=timeline)
+    in_span = Q(rendered_at__gte=now - timedelta(seconds=span), rendered_at__lte=now)
+    columns = _recent_columns(provider)
+    if previous:
+        newest = Subquery(rows.order_by("-id").values("id")[:1])
+        rows = rows.filter(in_span | Q(id=newest))
+        latest = {f"p_{name}": Case(When(id=newest, then=F(name))) for name in _PREVIOUS}
+        fetched = list(
+            rows.order_by("-id")
+            .annotate(r_span=ExpressionWrapper(in_span, output_field=BooleanField()), **columns, **latest)
+            .values_list("rendered_at", "r_span", *columns, "segment_stride", "segment_count", *latest)[
+                : limit + 1
+            ]
+        )
+    else:
+        fetched = [
+            (at, True, *rest)
+            for at, *rest in rows.filter(in_span)
+            .order_by("-id")
+            .annotate(**columns)
+            .values_list("rendered_at", *columns, "segment_stride", "segment_count")[:limit]
+        ]
+    # (rendered_at, touched, head, digests, stride, count) of the renders in the span, newest first
+    recent = [row[:1] + row[2:7] for row in fetched if row[1]][:limit]
+    state = _state_of(provider, recent)
+    if not previous or not fetched:
+        return None, state
+    return _previous_of(fetched[0][0], fetched[0][7:]), state
+
+
+def _previous_of(at: datetime, columns: tuple[Any, ...]) -> PreviousRender:
+    settings_key, summary_seq, digests, seqs, stride, count, seed, hidden, last_seq = columns
+    return PreviousRender(
+        at=at,
+        settings_key=settings_key,
+        latest_compaction_id=summary_seq,
+        digests=bytes(digests),
+        seqs=bytes(seqs),
+        stride=stride,
+        segments=count,
+        seed=bytes(seed),
+        hidden=frozenset(unpack_seq_set(bytes(hidden))) if last_seq is not None else None,
+        last_seq=last_seq,
+    )
 
 
 def render_for_usage(*, timeline: Timeline, render_id: str) -> RenderRecord | None:
