@@ -2,31 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db.models import (
-    BinaryField,
-    BooleanField,
-    Case,
-    CharField,
-    Count,
-    ExpressionWrapper,
-    F,
-    JSONField,
-    Q,
-    QuerySet,
-    Subquery,
-    Sum,
-    Value,
-    When,
-)
+from django.db import connection
+from django.db.models import Count, Q, QuerySet, Sum
 
 from timeline_app.domain.times import parse_iso
 from timeline_app.models import Conversation, RenderRecord, RenderUsage, Tenant, Timeline
 from timeline_app.rendering.prefix import PreviousRender, stored_checkpoints
 from timeline_app.rendering.usage.forecast import ONE_HOUR, CacheState, Provider
 from timeline_app.rendering.window_shape import unpack_seq_set
+from timeline_app.selectors.renders import previous_render
 
 # The recent renders the forecast reads: Anthropic entries live at most an hour past their last
 # touch, and every render re-touches what it reads, so the newest few dozen hold every live entry;
@@ -63,30 +51,22 @@ def _state_of(provider: Provider, rows: list[tuple[Any, ...]]) -> CacheState:
     return CacheState(prompts=prompts)
 
 
-def _recent_columns(provider: Provider) -> dict[str, Any]:
-    """The columns ``_state_of`` reads (the OpenAI ones only for OpenAI: an Anthropic forecast
-    reads the touched entries, not the fingerprints)."""
-    if provider == "anthropic":
-        return {
-            "r_touched": F("cache_touched"),
-            "r_head": Value("", output_field=CharField()),
-            "r_digests": Value(b"", output_field=BinaryField()),
-        }
-    return {
-        "r_touched": Value(None, output_field=JSONField()),
-        "r_head": F("cache_head"),
-        "r_digests": F("segment_digests"),
-    }
-
-
 def cache_state(
     *, timeline: Timeline, provider: Provider, now: datetime, retention_seconds: int
 ) -> CacheState:
     """The provider cache of this context as the forecast believes it before a render at ``now``
     (one query)."""
-    return render_memory(
-        timeline=timeline, provider=provider, now=now, retention_seconds=retention_seconds, previous=False
-    )[1]
+    span, limit = _recent_span(provider, retention_seconds)
+    recent = (
+        RenderRecord.objects.filter(
+            timeline=timeline, rendered_at__gte=now - timedelta(seconds=span), rendered_at__lte=now
+        )
+        .order_by("-id")
+        .values_list(
+            "rendered_at", "cache_touched", "cache_head", "segment_digests", "segment_stride", "segment_count"
+        )
+    )
+    return _state_of(provider, list(recent[:limit]))
 
 
 _PREVIOUS = (
@@ -100,44 +80,63 @@ _PREVIOUS = (
     "hidden_seqs",
     "window_last_seq",
 )
+# The newest record of the context (the previous render, whatever its age) and the records of the
+# span, newest first; the previous render's columns for the newest row alone (its fingerprint is
+# up to 32 KiB). A constant statement: building it with the ORM (ten CASE expressions over a
+# subquery) cost more Python than the second query it saves.
+_MEMORY_SQL = """
+SELECT r.rendered_at, (r.rendered_at >= %(since)s AND r.rendered_at <= %(now)s), {touched}, {head},
+    {digests}, r.segment_stride, r.segment_count, {previous}
+FROM {records} r, (SELECT max(id) AS id FROM {records} WHERE timeline_id = %(timeline)s) newest
+WHERE r.timeline_id = %(timeline)s
+    AND ((r.rendered_at >= %(since)s AND r.rendered_at <= %(now)s) OR r.id = newest.id)
+ORDER BY r.id DESC
+LIMIT %(limit)s
+"""
+
+
+def _memory_sql(provider: Provider) -> str:
+    anthropic = provider == "anthropic"
+    return _MEMORY_SQL.format(
+        records=RenderRecord._meta.db_table,
+        touched="r.cache_touched" if anthropic else "NULL",
+        head="''" if anthropic else "r.cache_head",
+        digests="NULL" if anthropic else "r.segment_digests",
+        previous=", ".join(f"CASE WHEN r.id = newest.id THEN r.{name} END" for name in _PREVIOUS),
+    )
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str | bytes) else value
 
 
 def render_memory(
-    *, timeline: Timeline, provider: Provider, now: datetime, retention_seconds: int, previous: bool = True
+    *, timeline: Timeline, provider: Provider, now: datetime, retention_seconds: int
 ) -> tuple[PreviousRender | None, CacheState]:
     """What a render reads of its context's history, in one query (issue 38: two before): the
     latest render as the cache explainer compares it (``previous_render``), and the provider cache
-    the usage forecast starts from (the newest renders of the last hour, or of the OpenAI
-    retention). The latest render's fingerprint columns come for it alone."""
-    span, limit = _recent_span(provider, retention_seconds)
-    rows = RenderRecord.objects.filter(timeline=timeline)
-    in_span = Q(rendered_at__gte=now - timedelta(seconds=span), rendered_at__lte=now)
-    columns = _recent_columns(provider)
-    if previous:
-        newest = Subquery(rows.order_by("-id").values("id")[:1])
-        rows = rows.filter(in_span | Q(id=newest))
-        latest = {f"p_{name}": Case(When(id=newest, then=F(name))) for name in _PREVIOUS}
-        fetched = list(
-            rows.order_by("-id")
-            .annotate(r_span=ExpressionWrapper(in_span, output_field=BooleanField()), **columns, **latest)
-            .values_list("rendered_at", "r_span", *columns, "segment_stride", "segment_count", *latest)[
-                : limit + 1
-            ]
+    the usage forecast starts from (``cache_state``: the newest renders of the last hour, or of
+    the OpenAI retention)."""
+    if connection.vendor != "postgresql":  # two queries
+        return previous_render(timeline=timeline), cache_state(
+            timeline=timeline, provider=provider, now=now, retention_seconds=retention_seconds
         )
-    else:
-        fetched = [
-            (at, True, *rest)
-            for at, *rest in rows.filter(in_span)
-            .order_by("-id")
-            .annotate(**columns)
-            .values_list("rendered_at", *columns, "segment_stride", "segment_count")[:limit]
-        ]
+    span, limit = _recent_span(provider, retention_seconds)
+    params: dict[str, Any] = {
+        "timeline": timeline.pk,
+        "since": now - timedelta(seconds=span),
+        "now": now,
+        "limit": limit + 1,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_memory_sql(provider), params)
+        fetched = cursor.fetchall()
     # (rendered_at, touched, head, digests, stride, count) of the renders in the span, newest first
-    recent = [row[:1] + row[2:7] for row in fetched if row[1]][:limit]
+    recent = [(row[0], _json(row[2]), *row[3:7]) for row in fetched if row[1]][:limit]
     state = _state_of(provider, recent)
-    if not previous or not fetched:
+    if not fetched:
         return None, state
-    return _previous_of(fetched[0][0], fetched[0][7:]), state
+    return _previous_of(fetched[0][0], tuple(fetched[0][7:])), state
 
 
 def _previous_of(at: datetime, columns: tuple[Any, ...]) -> PreviousRender:
