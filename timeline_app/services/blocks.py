@@ -90,14 +90,6 @@ def blocks_store(
     # Blocks without a turn_id join the current turn: look it up only when one needs it.
     needs_turn = any(nb.turn_id is None for nb in blocks)
     current_turn = selectors.timeline_current_turn_id(timeline=timeline) if needs_turn else ""
-    # Replays (same client id) come back as stored: do not tokenize them again. Stored blocks are
-    # never deleted (but by an erase of the whole conversation: the lock below then fails), so an
-    # id seen here is still there under the lock below.
-    known = (
-        set(Block.objects.filter(timeline=timeline, client_id__in=ids).values_list("client_id", flat=True))
-        if ids
-        else set()
-    )
     now_iso = iso_utc(timezone.now())
     prepared: list[Block] = []
     for nb in blocks:
@@ -121,10 +113,6 @@ def blocks_store(
             meta=nb.meta,
             client_id=nb.client_id,
         )
-        if row.client_id not in known:
-            row.tokens = block_tokens(row.to_value())
-            # With its tokens (pruning hides bulky blocks): what it costs once TTL-pruned.
-            row.replacement_tokens = ttl_replacement_tokens(row.to_value())
         prepared.append(row)
 
     with transaction.atomic(savepoint=False):
@@ -143,6 +131,13 @@ def blocks_store(
             if conflicts:
                 raise Conflict("a block id is stored already with different content", details=conflicts)
         fresh = [row for row in prepared if row.client_id not in existing]
+        # Replays (same client id) come back as stored: only new blocks are tokenized, here under
+        # the lock, where the stored ones are known (a read of the ids before it, to tokenize
+        # outside the lock, was a statement more per append: issue 38).
+        for row in fresh:
+            row.tokens = block_tokens(row.to_value())
+            # With its tokens (pruning hides bulky blocks): what it costs once TTL-pruned.
+            row.replacement_tokens = ttl_replacement_tokens(row.to_value())
         if fresh and next_seq + len(fresh) > b.SEQ_LIMIT:
             raise Conflict(
                 "the context is full: no seq left for these blocks",
