@@ -51,7 +51,7 @@ def render_record(
     prefix = rendered.prefix
     fingerprint = prefix.fingerprint()
     shape = window_shape(window)  # before the lock: O(window) in Python
-    with transaction.atomic():
+    with transaction.atomic(durable=True):  # a render commits its own writes (never a caller's)
         # Touching the cache clock locks the context's row (``FOR NO KEY UPDATE``, as any UPDATE
         # that leaves its key alone: concurrent renders and an erase's ``FOR UPDATE`` wait).
         if not Timeline.objects.filter(pk=timeline.pk).update(cache_last_touch_at=now):
