@@ -22,7 +22,7 @@ from tests.services.compaction.helpers import needs_concurrent_db
 from timeline_app.models import RenderRecord, Timeline
 
 BASE = "/api/v1/conversations/c1"
-RENDER_MAX, APPEND_MAX = 10, 8
+RENDER_MAX, APPEND_MAX = 9, 8
 
 
 @pytest.fixture
