@@ -31,19 +31,26 @@ def latest_applied_compaction(*, timeline: Timeline) -> Compaction | None:
 # the blocks from max(view start, first retained seq) on, summaries and popped messages left out
 # (``BlockQuerySet.window``), and the summary block itself while the view still shows it
 # (``Timeline.window_start``, ``Timeline.shows_summary``). Its first column says which row is it.
+# Two branches, and the window's start joined in laterally, so its seq bound stays an index
+# condition under row-level security (an OR of both, or a bound computed by a subquery in the
+# WHERE clause, is a filter evaluated after the policy: every stored block of the context read).
 _WINDOW_SQL = """
 WITH latest AS (
     SELECT first_retained_seq, summary_block_id FROM {compactions}
     WHERE timeline_id = %(timeline)s AND status = %(applied)s ORDER BY id DESC LIMIT 1
 )
-SELECT b.id = (SELECT summary_block_id FROM latest), {columns}
-FROM {blocks} b
-WHERE b.timeline_id = %(timeline)s AND (
-    (b.seq >= GREATEST(%(view)s, COALESCE((SELECT first_retained_seq FROM latest), 0))
-        AND b.type <> %(summary)s AND b.hidden_reason <> %(popped)s)
-    OR (b.id = (SELECT summary_block_id FROM latest) AND b.seq >= %(view)s)
-)
-ORDER BY b.seq
+(SELECT true, {summary_columns} FROM {blocks} b
+    WHERE b.timeline_id = %(timeline)s AND b.id = (SELECT summary_block_id FROM latest)
+        AND b.seq >= %(view)s)
+UNION ALL
+(SELECT false, {window_columns}
+    FROM (SELECT GREATEST(%(view)s, COALESCE(max(first_retained_seq), 0)) AS start FROM latest) s
+    CROSS JOIN LATERAL (
+        SELECT {columns} FROM {blocks} b
+        WHERE b.timeline_id = %(timeline)s AND b.seq >= s.start
+            AND b.type <> %(summary)s AND b.hidden_reason <> %(popped)s
+        ORDER BY b.seq
+    ) w)
 """
 _META = VALUE_FIELDS.index("meta")
 
@@ -53,6 +60,8 @@ def _window_in_one_statement(timeline: Timeline) -> list[BlockValue]:
         compactions=Compaction._meta.db_table,
         blocks=Block._meta.db_table,
         columns=", ".join(f"b.{name}" for name in VALUE_FIELDS),
+        summary_columns=", ".join(f"b.{name}" for name in VALUE_FIELDS),
+        window_columns=", ".join(f"w.{name}" for name in VALUE_FIELDS),
     )
     params: dict[str, Any] = {
         "timeline": timeline.pk,
@@ -69,7 +78,12 @@ def _window_in_one_statement(timeline: Timeline) -> list[BlockValue]:
             if isinstance(columns[_META], str):  # jsonb comes back as text through Django's cursor
                 columns[_META] = json.loads(columns[_META])
             (summary if is_summary else window).append(block_value(*columns))
+    window.sort(key=_seq)  # in order already (linear on sorted input): not left to UNION ALL
     return [*summary, *window]
+
+
+def _seq(block: BlockValue) -> int:
+    return block.seq
 
 
 def visible_window(*, timeline: Timeline) -> list[BlockValue]:
