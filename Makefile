@@ -12,7 +12,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 RUN_STAMP := $(VENV)/.installed-run
 
-.PHONY: run serve test test-rls test-fast install install-run worker beat lint typecheck schema bench clean mutation
+.PHONY: run serve test test-rls test-fast install install-run worker beat lint typecheck schema bench bench-ab clean mutation
 
 $(RUN_STAMP): pyproject.toml clients/python/pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -79,6 +79,14 @@ schema: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) manage.py bench all
+
+# The load bench against the previous release and the working tree, both stacks at once on this
+# machine (docs/scaling.md "Same-machine A/B"): make bench-ab [BASE=<git rev>] [RUNS=3], with
+# DATABASE_URL (PostgreSQL; the role creates two scratch databases) and CELERY_BROKER_URL (Redis).
+BASE ?= 48a6a57
+RUNS ?= 3
+bench-ab: $(STAMP)
+	$(PY) manage.py bench load --baseline $(BASE) --runs $(RUNS)
 
 clean:
 	rm -rf $(VENV) .venv312 var .pytest_cache .mypy_cache .ruff_cache

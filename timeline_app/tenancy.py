@@ -6,9 +6,11 @@ the session's ``timeline.tenant_id`` setting, or when the session's ``timeline.s
 A session that set nothing sees no row and can insert none. Who sets what:
 
 * the API: ``ApiKeyAuthentication`` looks the key up under ``api_key_lookup_scope`` (which shows
-  exactly the one key row whose hash the caller presented, nothing else), then ``tenant_set`` to
-  the key's tenant, before the view runs a query;
-* ``TenantScopeMiddleware`` clears all of it as every request starts, and ``scope_clear`` runs again
+  exactly the one key row whose hash the caller presented, nothing else); the lookup's own
+  statement then sets the key's tenant (``key_row_claims_tenant_sql``), before the view runs a query;
+* ``TenantScopeMiddleware`` clears all of it as every request starts (no round trip when the
+  connection is known clear: the previous request cleared it outside a transaction, and nothing
+  was written since), and ``scope_clear`` runs again
   when the response is closed (``request_finished``, after a streamed body too), so a persistent
   connection (``CONN_MAX_AGE`` > 0) never carries one request's tenant into the next; staff users
   on the admin get ``scope=all`` (the admin is a support console over every tenant), or the list
@@ -45,6 +47,7 @@ API_KEY_HASH = "timeline.api_key_hash"
 ALL = "all"
 
 _NAMES = (TENANT, SCOPE, API_KEY_HASH)
+_CLEAR = ("", "", "")
 _SET = "SELECT " + ", ".join(f"set_config('{name}', %s, false)" for name in _NAMES)
 _READ = "SELECT " + ", ".join(f"coalesce(current_setting('{name}', true), '')" for name in _NAMES)
 
@@ -83,9 +86,21 @@ def _write(values: tuple[str, str, str], *, using: str, connect: bool = True) ->
     except Exception:
         # A connection whose settings are unknown must not serve another query.
         connection.close()
-        if values == ("", "", ""):
+        if values == _CLEAR:
             return  # clearing: a closed connection is cleared (the next one starts with nothing)
         raise
+    # Cleared outside a transaction (so no rollback can bring the old values back): this very
+    # driver connection is known to hold nothing until the next write here.
+    durable = values == _CLEAR and connection.get_autocommit() and not connection.in_atomic_block
+    setattr(connection, "timeline_cleared", connection.connection if durable else None)  # noqa: B010
+
+
+def _known_clear(connection: Any) -> bool:
+    """This Django connection's driver connection holds no tenant setting: cleared durably by
+    ``_write`` (and nothing written since), or opened after that."""
+    return connection.connection is not None and getattr(connection, "timeline_cleared", None) is (
+        connection.connection
+    )
 
 
 def _read(*, using: str) -> tuple[str, str, str]:
@@ -98,9 +113,13 @@ def _read(*, using: str) -> tuple[str, str, str]:
     return (str(row[0]), str(row[1]), str(row[2]))
 
 
-def scope_clear(*, using: str = DEFAULT_DB_ALIAS) -> None:
-    """Nothing set: the session sees no tenant's row."""
-    _write(("", "", ""), using=using, connect=False)
+def scope_clear(*, using: str = DEFAULT_DB_ALIAS, unless_known_clear: bool = False) -> None:
+    """Nothing set: the session sees no tenant's row. ``unless_known_clear``: no round trip when
+    this process cleared the same driver connection last, outside a transaction, and wrote
+    nothing since (the previous request's end on a persistent connection)."""
+    if unless_known_clear and _known_clear(connections[using]):
+        return
+    _write(_CLEAR, using=using, connect=False)
 
 
 def tenant_set(tenant_id: int | None, *, using: str = DEFAULT_DB_ALIAS) -> None:
@@ -117,6 +136,23 @@ def api_key_lookup_scope(key_hash: str, *, using: str = DEFAULT_DB_ALIAS) -> Non
     """The session sees the one API key row with this hash (the caller presented its key) and no
     tenant's row: what authentication needs before it knows the tenant."""
     _write(("", "", key_hash), using=using)
+
+
+def key_row_claims_tenant_sql(tenant_column: str) -> str:
+    """A select-list expression for the API key lookup (PostgreSQL): evaluated for the one key row
+    the lookup returns (the row the key-lookup policy showed), it sets the session to that row's
+    tenant and forgets the key hash: ``tenant_set`` in the lookup's own statement, one round trip
+    fewer per request (issue 38). No row, nothing evaluated: the session keeps no tenant."""
+    return (
+        f"set_config('{TENANT}', ({tenant_column})::text, false)"
+        f" || set_config('{SCOPE}', '', false) || set_config('{API_KEY_HASH}', '', false)"
+    )
+
+
+def note_tenant_set(*, using: str = DEFAULT_DB_ALIAS) -> None:
+    """A statement outside this module set the tenant (``key_row_claims_tenant_sql``): the
+    connection is no longer known to be clear."""
+    setattr(connections[using], "timeline_cleared", None)  # noqa: B010
 
 
 @contextmanager
@@ -172,7 +208,9 @@ class TenantScopeMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
-        scope_clear()
+        # The previous request on this connection cleared it as it finished (``request_finished``):
+        # then there is nothing to clear (one round trip fewer per request, issue 38).
+        scope_clear(unless_known_clear=True)
         if request.path.startswith("/admin/"):
             user = getattr(request, "user", None)
             if user is not None and user.is_authenticated and user.is_active and user.is_staff:

@@ -235,3 +235,27 @@ def test_the_cache_expires_strictly_after_the_ttl_and_always_with_a_ttl_of_zero(
     assert reason(timedelta(seconds=300, microseconds=1), 300) == "ttl_expired"
     assert reason(timedelta(milliseconds=500), 1) == "appended_only"
     assert reason(timedelta(0), 0) == "ttl_expired"
+
+
+@given(st.lists(st.integers(min_value=0, max_value=2**40), min_size=0, max_size=1_200, unique=True))
+@settings(max_examples=examples(40))
+def test_the_one_segment_a_chunk_fingerprint_is_the_general_one(seqs):
+    """``fingerprint``'s stride-1 path (remembered single-seq digests) writes the bytes the chunked
+    path writes: a digest per segment, a seq digest per segment."""
+    from timeline_app.rendering.prefix import Fingerprint, chunk_seq_digest, stride_for
+
+    blocks = [Block(seq=seq, type="react.notes", text=f"n{seq}") for seq in sorted(seqs)]
+    prefix = _prefix(blocks)
+    fast = prefix.fingerprint()
+    stride = stride_for(len(prefix.digests))
+    ends = [min((j + 1) * stride, len(prefix.digests)) - 1 for j in range(-(-len(prefix.digests) // stride))]
+    general = Fingerprint(
+        count=len(prefix.digests),
+        stride=stride,
+        digests=b"".join(prefix.digests[end] for end in ends),
+        seq_digests=b"".join(
+            chunk_seq_digest(prefix.seqs[j * stride : end + 1]) for j, end in enumerate(ends)
+        ),
+        seed=prefix.seed,
+    )
+    assert fast == general

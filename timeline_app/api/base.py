@@ -54,10 +54,17 @@ class TenantView(APIView):
         return selectors.conversation_get(tenant=self.tenant(request), public_id=conv)
 
     def timeline(self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME) -> Timeline:
+        """The context with its conversation in one query; the 404 says which one is missing."""
+        timeline = selectors.timeline_of(tenant=self.tenant(request), public_id=conv, name=context)
+        if timeline is not None:
+            return timeline
         return selectors.timeline_require(conversation=self.conversation(request, conv), name=context)
 
     def timeline_for_write(
         self, request: Request, conv: str, context: str = Timeline.DEFAULT_NAME
     ) -> Timeline:
         """Writes create a named context on first use (seed 004)."""
+        timeline = selectors.timeline_of(tenant=self.tenant(request), public_id=conv, name=context)
+        if timeline is not None:
+            return timeline
         return timeline_get_or_create(conversation=self.conversation(request, conv), name=context)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
@@ -12,8 +13,10 @@ from django.db.models.expressions import Expression
 
 from timeline_app.domain import blocks as b
 from timeline_app.domain.blocks import Block as BlockValue
+from timeline_app.domain.messages import POPPED_REASON
 from timeline_app.errors import InvalidInput, NotFound
 from timeline_app.models import Block, Compaction, Source, Timeline
+from timeline_app.models.blocks import VALUE_FIELDS, block_value
 
 if TYPE_CHECKING:
     from timeline_app.models import WindowedTimeline
@@ -23,11 +26,79 @@ def latest_applied_compaction(*, timeline: Timeline) -> Compaction | None:
     return Compaction.objects.latest_applied(timeline=timeline)
 
 
+# The latest applied compaction's cut and summary, and the window they define, in one statement
+# (issue 38: the compaction was a query of its own, with the summary block joined, on every render):
+# the blocks from max(view start, first retained seq) on, summaries and popped messages left out
+# (``BlockQuerySet.window``), and the summary block itself while the view still shows it
+# (``Timeline.window_start``, ``Timeline.shows_summary``). Its first column says which row is it.
+# Two branches, and the window's start joined in laterally, so its seq bound stays an index
+# condition under row-level security (an OR of both, or a bound computed by a subquery in the
+# WHERE clause, is a filter evaluated after the policy: every stored block of the context read).
+_WINDOW_SQL = """
+WITH latest AS (
+    SELECT first_retained_seq, summary_block_id FROM {compactions}
+    WHERE timeline_id = %(timeline)s AND status = %(applied)s ORDER BY id DESC LIMIT 1
+)
+(SELECT true, {summary_columns} FROM {blocks} b
+    WHERE b.timeline_id = %(timeline)s AND b.id = (SELECT summary_block_id FROM latest)
+        AND b.seq >= %(view)s)
+UNION ALL
+(SELECT false, {window_columns}
+    FROM (SELECT GREATEST(%(view)s, COALESCE(max(first_retained_seq), 0)) AS start FROM latest) s
+    CROSS JOIN LATERAL (
+        SELECT {columns} FROM {blocks} b
+        WHERE b.timeline_id = %(timeline)s AND b.seq >= s.start
+            AND b.type <> %(summary)s AND b.hidden_reason <> %(popped)s
+        ORDER BY b.seq
+    ) w)
+"""
+_META = VALUE_FIELDS.index("meta")
+
+
+def _window_in_one_statement(timeline: Timeline) -> list[BlockValue]:
+    sql = _WINDOW_SQL.format(
+        compactions=Compaction._meta.db_table,
+        blocks=Block._meta.db_table,
+        columns=", ".join(f"b.{name}" for name in VALUE_FIELDS),
+        summary_columns=", ".join(f"b.{name}" for name in VALUE_FIELDS),
+        window_columns=", ".join(f"w.{name}" for name in VALUE_FIELDS),
+    )
+    params: dict[str, Any] = {
+        "timeline": timeline.pk,
+        "applied": Compaction.Status.APPLIED,
+        "view": timeline.view_start_seq,
+        "summary": b.SUMMARY,
+        "popped": POPPED_REASON,
+    }
+    summary: list[BlockValue] = []
+    window: list[BlockValue] = []
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        for is_summary, *columns in cursor.fetchall():
+            if isinstance(columns[_META], str):  # jsonb comes back as text through Django's cursor
+                columns[_META] = json.loads(columns[_META])
+            (summary if is_summary else window).append(block_value(*columns))
+    window.sort(key=_seq)  # in order already (linear on sorted input): not left to UNION ALL
+    return [*summary, *window]
+
+
+def _seq(block: BlockValue) -> int:
+    return block.seq
+
+
 def visible_window(*, timeline: Timeline) -> list[BlockValue]:
     """``[latest summary] + blocks from its first retained block on``, in order (DESIGN §3).
 
-    Only the visible window is read: older blocks stay stored and reachable by path.
+    Only the visible window is read: older blocks stay stored and reachable by path. On
+    PostgreSQL one statement (``_WINDOW_SQL``), elsewhere the compaction and then its window.
     """
+    if connection.vendor == "postgresql":
+        return _window_in_one_statement(timeline)
+    return window_by_compaction(timeline=timeline)
+
+
+def window_by_compaction(*, timeline: Timeline) -> list[BlockValue]:
+    """``visible_window`` in two queries: the latest applied compaction, then its window."""
     compaction = latest_applied_compaction(timeline=timeline)
     start = timeline.window_start(compaction)
     window = Block.objects.window(timeline=timeline, start=start).order_by("seq").as_values()

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.db import connection
 from django.db.models import Count, Q, QuerySet, Sum
 
 from timeline_app.domain.times import parse_iso
 from timeline_app.models import Conversation, RenderRecord, RenderUsage, Tenant, Timeline
-from timeline_app.rendering.prefix import stored_checkpoints
+from timeline_app.rendering.prefix import PreviousRender, stored_checkpoints
 from timeline_app.rendering.usage.forecast import ONE_HOUR, CacheState, Provider
+from timeline_app.rendering.window_shape import unpack_seq_set
+from timeline_app.selectors.renders import previous_render
 
 # The recent renders the forecast reads: Anthropic entries live at most an hour past their last
 # touch, and every render re-touches what it reads, so the newest few dozen hold every live entry;
@@ -19,24 +23,25 @@ ANTHROPIC_RECENT = 32
 OPENAI_RECENT = 4
 
 
-def cache_state(
-    *, timeline: Timeline, provider: Provider, now: datetime, retention_seconds: int
-) -> CacheState:
-    """The provider cache of this context as the forecast believes it before a render at ``now``
-    (one query)."""
-    rows = RenderRecord.objects.filter(timeline=timeline).order_by("-id")
+def _recent_span(provider: Provider, retention_seconds: int) -> tuple[int, int]:
+    """How far back (seconds) and how many of the newest renders the forecast reads."""
+    if provider == "anthropic":
+        return ONE_HOUR, ANTHROPIC_RECENT
+    return retention_seconds, OPENAI_RECENT
+
+
+def _state_of(provider: Provider, rows: list[tuple[Any, ...]]) -> CacheState:
+    """The cache state from the recent renders' ``(rendered_at, cache_touched, cache_head,
+    segment_digests, segment_stride, segment_count)``, newest first."""
     if provider == "anthropic":
         entries: dict[bytes, datetime] = {}
-        recent = rows.filter(rendered_at__gte=now - timedelta(seconds=ONE_HOUR), rendered_at__lte=now)
-        for touched in recent.values_list("cache_touched", flat=True)[:ANTHROPIC_RECENT]:
+        for _, touched, *_rest in rows:
             for digest_hex, expires in touched or ():
                 digest, at = bytes.fromhex(digest_hex), parse_iso(expires)
                 entries[digest] = max(at, entries.get(digest, at))
         return CacheState(entries=entries)
-    recent = rows.filter(rendered_at__gte=now - timedelta(seconds=retention_seconds), rendered_at__lte=now)
     prompts = []
-    fields = ("rendered_at", "cache_head", "segment_digests", "segment_stride", "segment_count")
-    for at, head, packed, stride, count in recent.values_list(*fields)[:OPENAI_RECENT]:
+    for at, _, head, packed, stride, count in rows:
         # The record's bounded fingerprint: every segment up to 1,024, then one checkpoint per
         # chunk (``prefix.Fingerprint``); the request's block 0 is the head when it has one.
         checkpoints = stored_checkpoints(bytes(packed), stride=stride, count=count)
@@ -44,6 +49,110 @@ def cache_state(
             checkpoints = [(0, bytes.fromhex(head)), *((i + 1, digest) for i, digest in checkpoints)]
         prompts.append((at, checkpoints))
     return CacheState(prompts=prompts)
+
+
+def cache_state(
+    *, timeline: Timeline, provider: Provider, now: datetime, retention_seconds: int
+) -> CacheState:
+    """The provider cache of this context as the forecast believes it before a render at ``now``
+    (one query)."""
+    span, limit = _recent_span(provider, retention_seconds)
+    recent = (
+        RenderRecord.objects.filter(
+            timeline=timeline, rendered_at__gte=now - timedelta(seconds=span), rendered_at__lte=now
+        )
+        .order_by("-id")
+        .values_list(
+            "rendered_at", "cache_touched", "cache_head", "segment_digests", "segment_stride", "segment_count"
+        )
+    )
+    return _state_of(provider, list(recent[:limit]))
+
+
+_PREVIOUS = (
+    "settings_key",
+    "summary_seq",
+    "segment_digests",
+    "segment_seqs",
+    "segment_stride",
+    "segment_count",
+    "segment_seed",
+    "hidden_seqs",
+    "window_last_seq",
+)
+# The newest record of the context (the previous render, whatever its age) and the records of the
+# span, newest first; the previous render's columns for the newest row alone (its fingerprint is
+# up to 32 KiB). A constant statement: building it with the ORM (ten CASE expressions over a
+# subquery) cost more Python than the second query it saves.
+_MEMORY_SQL = """
+SELECT r.rendered_at, (r.rendered_at >= %(since)s AND r.rendered_at <= %(now)s), {touched}, {head},
+    {digests}, r.segment_stride, r.segment_count, {previous}
+FROM {records} r, (SELECT max(id) AS id FROM {records} WHERE timeline_id = %(timeline)s) newest
+WHERE r.timeline_id = %(timeline)s
+    AND ((r.rendered_at >= %(since)s AND r.rendered_at <= %(now)s) OR r.id = newest.id)
+ORDER BY r.id DESC
+LIMIT %(limit)s
+"""
+
+
+def _memory_sql(provider: Provider) -> str:
+    anthropic = provider == "anthropic"
+    return _MEMORY_SQL.format(
+        records=RenderRecord._meta.db_table,
+        touched="r.cache_touched" if anthropic else "NULL",
+        head="''" if anthropic else "r.cache_head",
+        digests="NULL" if anthropic else "r.segment_digests",
+        previous=", ".join(f"CASE WHEN r.id = newest.id THEN r.{name} END" for name in _PREVIOUS),
+    )
+
+
+def _json(value: Any) -> Any:
+    return json.loads(value) if isinstance(value, str | bytes) else value
+
+
+def render_memory(
+    *, timeline: Timeline, provider: Provider, now: datetime, retention_seconds: int
+) -> tuple[PreviousRender | None, CacheState]:
+    """What a render reads of its context's history, in one query (issue 38: two before): the
+    latest render as the cache explainer compares it (``previous_render``), and the provider cache
+    the usage forecast starts from (``cache_state``: the newest renders of the last hour, or of
+    the OpenAI retention)."""
+    if connection.vendor != "postgresql":  # two queries
+        return previous_render(timeline=timeline), cache_state(
+            timeline=timeline, provider=provider, now=now, retention_seconds=retention_seconds
+        )
+    span, limit = _recent_span(provider, retention_seconds)
+    params: dict[str, Any] = {
+        "timeline": timeline.pk,
+        "since": now - timedelta(seconds=span),
+        "now": now,
+        "limit": limit + 1,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_memory_sql(provider), params)
+        fetched = cursor.fetchall()
+    # (rendered_at, touched, head, digests, stride, count) of the renders in the span, newest first
+    recent = [(row[0], _json(row[2]), *row[3:7]) for row in fetched if row[1]][:limit]
+    state = _state_of(provider, recent)
+    if not fetched:
+        return None, state
+    return _previous_of(fetched[0][0], tuple(fetched[0][7:])), state
+
+
+def _previous_of(at: datetime, columns: tuple[Any, ...]) -> PreviousRender:
+    settings_key, summary_seq, digests, seqs, stride, count, seed, hidden, last_seq = columns
+    return PreviousRender(
+        at=at,
+        settings_key=settings_key,
+        latest_compaction_id=summary_seq,
+        digests=bytes(digests),
+        seqs=bytes(seqs),
+        stride=stride,
+        segments=count,
+        seed=bytes(seed),
+        hidden=frozenset(unpack_seq_set(bytes(hidden))) if last_seq is not None else None,
+        last_seq=last_seq,
+    )
 
 
 def render_for_usage(*, timeline: Timeline, render_id: str) -> RenderRecord | None:

@@ -22,9 +22,9 @@ from timeline_app.domain.meta import MetaLimits
 from timeline_app.domain.thinking import thinking_block_problems
 from timeline_app.domain.times import iso_utc
 from timeline_app.errors import Conflict, InvalidInput
-from timeline_app.models import Block, Conversation, Timeline
+from timeline_app.models import Block, Timeline
 from timeline_app.rendering.ttl import ttl_replacement_tokens
-from timeline_app.services.conversations import timeline_lock
+from timeline_app.services.conversations import timeline_lock_for_append
 
 ReplayCheck = Callable[[Block, NewBlock], dict[str, str]]
 """``(stored, sent)`` of one client id → what differs (``details`` of a 409); empty when the same."""
@@ -77,7 +77,11 @@ def blocks_append(
 
 
 def blocks_store(
-    *, timeline: Timeline, blocks: Sequence[NewBlock], replay_check: ReplayCheck = block_replay_check
+    *,
+    timeline: Timeline,
+    blocks: Sequence[NewBlock],
+    replay_check: ReplayCheck = block_replay_check,
+    replays_check: Callable[[dict[str | None, Block]], None] | None = None,
 ) -> Appended:
     """Append blocks in order; a block whose client id is already stored comes back as stored.
 
@@ -112,14 +116,6 @@ def blocks_store(
     # Blocks without a turn_id join the current turn: look it up only when one needs it.
     needs_turn = any(nb.turn_id is None for nb in blocks)
     current_turn = selectors.timeline_current_turn_id(timeline=timeline) if needs_turn else ""
-    # Replays (same client id) come back as stored: do not tokenize them again. Stored blocks are
-    # never deleted (but by an erase of the whole conversation: the lock below then fails), so an
-    # id seen here is still there under the lock below.
-    known = (
-        set(Block.objects.filter(timeline=timeline, client_id__in=ids).values_list("client_id", flat=True))
-        if ids
-        else set()
-    )
     now_iso = iso_utc(timezone.now())
     prepared: list[Block] = []
     for nb in blocks:
@@ -143,19 +139,18 @@ def blocks_store(
             meta=nb.meta,
             client_id=nb.client_id,
         )
-        if row.client_id not in known:
-            row.tokens = block_tokens(row.to_value())
-            # With its tokens (pruning hides bulky blocks): what it costs once TTL-pruned.
-            row.replacement_tokens = ttl_replacement_tokens(row.to_value())
         prepared.append(row)
 
     with transaction.atomic(savepoint=False):
-        locked = timeline_lock(timeline=timeline, fields=("id", "next_seq"))
+        # The conversation is active (a replay included), its row locked, then the context's.
+        locked_pk, next_seq = timeline_lock_for_append(timeline=timeline, now=timezone.now())
         existing = (
-            {blk.client_id: blk for blk in Block.objects.filter(timeline_id=locked.pk, client_id__in=ids)}
+            {blk.client_id: blk for blk in Block.objects.filter(timeline_id=locked_pk, client_id__in=ids)}
             if ids
             else {}
         )
+        if replays_check is not None:  # the request as a whole against what it replays
+            replays_check(existing)
         conflicts: dict[str, str] = {}
         for nb in blocks:
             if nb.client_id in existing:
@@ -163,22 +158,28 @@ def blocks_store(
         if conflicts:
             raise Conflict("a block id is stored already with different content", details=conflicts)
         fresh = [row for row in prepared if row.client_id not in existing]
-        if fresh and locked.next_seq + len(fresh) > b.SEQ_LIMIT:
+        # Replays (same client id) come back as stored: only new blocks are tokenized, here under
+        # the lock, where the stored ones are known (a read of the ids before it, to tokenize
+        # outside the lock, was a statement more per append: issue 38).
+        for row in fresh:
+            row.tokens = block_tokens(row.to_value())
+            # With its tokens (pruning hides bulky blocks): what it costs once TTL-pruned.
+            row.replacement_tokens = ttl_replacement_tokens(row.to_value())
+        if fresh and next_seq + len(fresh) > b.SEQ_LIMIT:
             raise Conflict(
                 "the context is full: no seq left for these blocks",
-                details={"next_seq": locked.next_seq, "blocks": len(fresh)},
+                details={"next_seq": next_seq, "blocks": len(fresh)},
             )
         for offset, row in enumerate(fresh):
-            row.timeline_id = locked.pk
+            row.timeline_id = locked_pk
             row.tenant_id = timeline.tenant_id
             row.conversation_id = timeline.conversation_id
-            row.seq = locked.next_seq + offset
+            row.seq = next_seq + offset
         if fresh:
             Block.objects.bulk_create(fresh)
-            Timeline.objects.filter(pk=locked.pk).update(
+            Timeline.objects.filter(pk=locked_pk).update(
                 next_seq=F("next_seq") + len(fresh), version=F("version") + 1
             )
-            Conversation.objects.filter(pk=timeline.conversation_id).update(last_activity_at=timezone.now())
     rows = [existing.get(row.client_id, row) if row.client_id else row for row in prepared]
     return Appended(rows=rows, created=len(fresh))
 
@@ -254,25 +255,32 @@ def turn_store(
                 client_id=f"turn:{turn_id}:att:{att.name}",
             )
         )
-    with transaction.atomic(savepoint=False):
-        timeline_lock(timeline=timeline, fields=("id",))
-        turn_replay_check(timeline=timeline, turn_id=turn_id, attachments=names)
-        return blocks_store(timeline=timeline, blocks=new)
+    return blocks_store(
+        timeline=timeline,
+        blocks=new,
+        replays_check=lambda existing: turn_replay_check(
+            timeline=timeline, turn_id=turn_id, attachments=names, existing=existing
+        ),
+    )
 
 
-def turn_replay_check(*, timeline: Timeline, turn_id: str, attachments: Sequence[str]) -> None:
+def turn_replay_check(
+    *, timeline: Timeline, turn_id: str, attachments: Sequence[str], existing: dict[str | None, Block]
+) -> None:
     """A turn started again must name the attachments it was stored with (Conflict otherwise):
     an extra one would be appended after later blocks, a missing one silently left out. Each
-    block's own body is compared by ``block_replay_check``. Call under the timeline's lock."""
+    block's own body is compared by ``block_replay_check``. Called by ``blocks_store`` under the
+    timeline's lock with the stored blocks of the ids sent (``existing``): a new turn (its header
+    not stored) costs no statement."""
     prefix = f"turn:{turn_id}:"
+    if f"{prefix}header" not in existing:
+        return
     stored_ids = {
         str(client_id)
         for client_id in Block.objects.filter(
             timeline_id=timeline.pk, turn_id=turn_id, client_id__startswith=prefix
         ).values_list("client_id", flat=True)
     }
-    if f"{prefix}header" not in stored_ids:
-        return
     stored = sorted(
         cid.removeprefix(f"{prefix}att:") for cid in stored_ids if cid.startswith(f"{prefix}att:")
     )

@@ -34,6 +34,7 @@ from timeline_app.rendering.pipeline import Rendered, RenderOptions, render_wind
 from timeline_app.rendering.prefix import CacheReport, explain_cache
 from timeline_app.rendering.recorded_inputs import render_inputs
 from timeline_app.rendering.ttl import TtlDecision, apply_hides, plan_ttl_pruning
+from timeline_app.rendering.usage.requests import format_provider
 from timeline_app.selectors.contexts import strategy_window
 from timeline_app.selectors.settings import timeline_settings_resolved
 from timeline_app.services.background import compaction_nudge
@@ -42,7 +43,7 @@ from timeline_app.services.compaction_apply import CompactionOutcome
 from timeline_app.services.hiding import hides_store
 from timeline_app.services.render_history import render_record
 from timeline_app.services.summarizers import draft_summary, fallback_summarizer
-from timeline_app.services.usage import RenderForecast, render_forecast
+from timeline_app.services.usage import RenderForecast, cache_rules, render_forecast
 
 
 @dataclass(frozen=True)
@@ -168,12 +169,25 @@ def timeline_render(
     resolved = timeline_settings_resolved(timeline=timeline, max_tokens=max_tokens)
     settings = resolved.settings
     now = now or timezone.now()
-    previous = None if dry_run else selectors.previous_render(timeline=timeline)
+    previous, cache_state = None, None
+    if not dry_run:  # the previous render and the forecast's cache, in one read
+        provider = format_provider(options.format)
+        previous, cache_state = selectors.render_memory(
+            timeline=timeline,
+            provider=provider,
+            now=now,
+            retention_seconds=cache_rules().retention_seconds(provider),
+        )
 
     window = strategy_window(timeline=timeline, window=selectors.visible_window(timeline=timeline))
     decision = plan_ttl_pruning(window, now=now, last_touch=timeline.cache_last_touch_at, settings=settings)
-    if not dry_run:
+    if not dry_run and decision.hides:
+        # Hides are stored before anything reads the blocks again (a compaction); without any, the
+        # cache clock is touched as the render records itself (``render_record``: one statement
+        # that also locks the context's row), not in a transaction of its own.
         _persist_ttl(timeline=timeline, decision=decision, now=now)
+    elif not dry_run:
+        metrics.observe_ttl(status=decision.status, hidden=0)
     window_before_hides = window
     window = apply_hides(window, decision.hides)
 
@@ -227,6 +241,7 @@ def timeline_render(
             model=model,
             head_tokens=system_tokens + tools_tokens,
             now=now,
+            state=cache_state,
         )
         render_id = render_record(
             timeline=timeline,

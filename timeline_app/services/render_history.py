@@ -7,12 +7,12 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, Subquery
 
 from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.errors import ConversationErased
-from timeline_app.models import RenderRecord, Timeline
+from timeline_app.models import RenderRecord, RenderUsage, Timeline
 from timeline_app.rendering.pipeline import Rendered
 from timeline_app.rendering.prefix import CacheReport
 from timeline_app.rendering.window_shape import window_shape
@@ -51,9 +51,12 @@ def render_record(
     prefix = rendered.prefix
     fingerprint = prefix.fingerprint()
     shape = window_shape(window)  # before the lock: O(window) in Python
-    with transaction.atomic():
-        if Timeline.objects.select_for_update().filter(pk=timeline.pk).values_list("pk").first() is None:
+    with transaction.atomic(durable=True):  # a render commits its own writes (never a caller's)
+        # Touching the cache clock locks the context's row (``FOR NO KEY UPDATE``, as any UPDATE
+        # that leaves its key alone: concurrent renders and an erase's ``FOR UPDATE`` wait).
+        if not Timeline.objects.filter(pk=timeline.pk).update(cache_last_touch_at=now):
             raise ConversationErased("the conversation was erased", details={"conversation": "erased"})
+        timeline.cache_last_touch_at = now
         record = RenderRecord.objects.create(
             timeline=timeline,
             rendered_at=now,
@@ -96,10 +99,33 @@ def render_record(
     return record
 
 
+_TRIM_SQL = """
+WITH gone AS (
+    DELETE FROM {records} WHERE timeline_id = %(timeline)s AND id < (
+        SELECT id FROM {records} WHERE timeline_id = %(timeline)s ORDER BY id DESC OFFSET %(skip)s LIMIT 1
+    )
+    RETURNING id
+), unlinked AS (
+    UPDATE {usages} SET render_id = NULL
+    WHERE timeline_id = %(timeline)s AND render_id IN (SELECT id FROM gone)
+    RETURNING 1
+)
+SELECT (SELECT count(*) FROM gone), (SELECT count(*) FROM unlinked)
+"""
+
+
 def timeline_history_trim(*, timeline: Timeline, keep: int) -> int:
-    """Delete all but the newest ``keep`` records of this one timeline, in one DELETE: its cutoff
-    (the ``keep``-th newest id, read off the ``(timeline, -id)`` index) is a subquery, NULL and so
-    deleting nothing while the timeline has fewer."""
+    """Delete all but the newest ``keep`` records of this one timeline: its cutoff (the
+    ``keep``-th newest id, read off the ``(timeline, -id)`` index) is a subquery, NULL and so
+    deleting nothing while the timeline has fewer. On PostgreSQL one statement that also unlinks
+    their usage reports (``render`` set NULL, as ``on_delete`` says); Django's ``delete()`` read
+    every record first to do that, a statement more per render even when nothing went (issue 38)."""
+    if connection.vendor == "postgresql":
+        sql = _TRIM_SQL.format(records=RenderRecord._meta.db_table, usages=RenderUsage._meta.db_table)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, {"timeline": timeline.pk, "skip": keep - 1})
+            row = cursor.fetchone()
+        return int(row[0]) if row is not None else 0
     rows = RenderRecord.objects.filter(timeline=timeline)
     cutoff = rows.order_by("-id").values("id")[keep - 1 : keep]
     deleted, _ = rows.filter(id__lt=Subquery(cutoff)).delete()

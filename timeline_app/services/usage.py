@@ -30,6 +30,7 @@ from timeline_app.rendering.usage.forecast import (
     ANTHROPIC_MIN_TOKENS,
     GEMINI_MIN_TOKENS,
     CacheRules,
+    CacheState,
     Forecast,
     forecast_usage,
 )
@@ -73,8 +74,10 @@ def render_forecast(
     model: str,
     head_tokens: int,
     now: datetime,
+    state: CacheState | None = None,
 ) -> RenderForecast:
-    """The usage forecast of a render about to be recorded, from this context's recent renders."""
+    """The usage forecast of a render about to be recorded, from this context's recent renders
+    (``state``: read already, with the previous render: ``selectors.render_memory``)."""
     rules = cache_rules()
     provider = format_provider(format_name)
     model = model or settings.TIMELINE_FORECAST_MODEL
@@ -98,8 +101,10 @@ def render_forecast(
             head_tokens=head_tokens,
             input_tokens=input_tokens,
         )
-    retention = rules.gemini_retention_seconds if provider == "google" else rules.openai_retention_seconds
-    state = selectors.cache_state(timeline=timeline, provider=provider, now=now, retention_seconds=retention)
+    if state is None:
+        state = selectors.cache_state(
+            timeline=timeline, provider=provider, now=now, retention_seconds=rules.retention_seconds(provider)
+        )
     forecast = forecast_usage(request=request, state=state, now=now, rules=rules)
     return RenderForecast(
         forecast=forecast,

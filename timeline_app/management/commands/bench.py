@@ -14,7 +14,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from timeline_app import tenancy
-from timeline_app.benchmarks import cache_cost, formats, load, quality
+from timeline_app.benchmarks import cache_cost, formats, load, load_ab, quality
 
 SUITES = ("append", "engine", "compaction", "storage", "export", "cost")
 
@@ -52,7 +52,20 @@ class Command(BaseCommand):
         load = parser.add_argument_group("load", "bench load: simulated agents against a running stack")
         load.add_argument("--url", default="http://127.0.0.1:8000", help="the stack (loopback only)")
         load.add_argument("--agents", type=int, default=16, help="concurrent agents (default 16)")
-        load.add_argument("--blocks", type=int, default=300, help="blocks each agent writes (default 300)")
+        load.add_argument(
+            "--blocks",
+            type=int,
+            default=None,
+            help="blocks each agent writes (default 300; with --baseline 80 a run: 40 steps each)",
+        )
+        load.add_argument(
+            "--baseline",
+            default=None,
+            metavar="REV",
+            help="run the same load against this git revision and the working tree, two stacks at "
+            "once, and print the ratio (needs DATABASE_URL on PostgreSQL and a Redis CELERY_BROKER_URL)",
+        )
+        load.add_argument("--runs", type=int, default=3, help="with --baseline: runs (default 3)")
         load.add_argument(
             "--max-seconds", type=float, default=300.0, help="stop after this long (default 300)"
         )
@@ -131,12 +144,29 @@ class Command(BaseCommand):
         )
 
     def load(self, options: dict[str, Any]) -> None:
-        if not (1 <= options["agents"] <= 256 and 1 <= options["blocks"] <= 100_000):
+        blocks = options["blocks"] or (load_ab.AbConfig.blocks if options["baseline"] else 300)
+        if not (1 <= options["agents"] <= 256 and 1 <= blocks <= 100_000):
             raise CommandError("--agents must be 1..256 and --blocks 1..100000")
+        if options["baseline"]:
+            if not 1 <= options["runs"] <= 50:
+                raise CommandError("--runs must be 1..50")
+            ab = load_ab.AbConfig(
+                baseline=options["baseline"],
+                runs=options["runs"],
+                agents=options["agents"],
+                blocks=blocks,
+                max_tokens=options["max_tokens"] or 20_000,
+                max_seconds=min(options["max_seconds"], 3600.0),
+            )
+            try:
+                load_ab.run(self.stdout.write, config=ab)
+            except RuntimeError as exc:
+                raise CommandError(str(exc)) from None
+            return
         config = load.LoadConfig(
             url=options["url"],
             agents=options["agents"],
-            blocks=options["blocks"],
+            blocks=blocks,
             max_seconds=min(options["max_seconds"], 3600.0),
             max_tokens=options["max_tokens"] or 20_000,
         )

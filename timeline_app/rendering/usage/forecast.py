@@ -104,6 +104,10 @@ class CacheRules:
         key = model_entry(self.anthropic_min_tokens, model)
         return self.anthropic_min_tokens[key] if key is not None else self.anthropic_default_min_tokens
 
+    def retention_seconds(self, provider: str) -> int:
+        """How long an OpenAI or Gemini prefix stays cached (Anthropic's TTLs are per marker)."""
+        return self.gemini_retention_seconds if provider == "google" else self.openai_retention_seconds
+
     def gemini_minimum(self, model: str) -> int:
         key = model_entry(self.gemini_min_tokens, model)
         return self.gemini_min_tokens[key] if key is not None else self.gemini_default_min_tokens
