@@ -60,3 +60,18 @@ test("geminiCamelCase renames the REST names to @google/genai's, keeping a call'
     config: { systemInstruction: { parts: [{ text: "Be brief." }] } },
   });
 });
+
+test("the built package imports nothing at run time but its own modules, and depends on nothing", async () => {
+  const { readFile, readdir } = await import("node:fs/promises");
+  const dist = new URL("../../../../dist/", import.meta.url);
+  const files = (await readdir(dist)).filter((name) => name.endsWith(".js"));
+  assert.ok(files.includes("index.js"));
+  for (const name of files) {
+    const text = await readFile(new URL(name, dist), "utf8");
+    const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)].map((m) => m[1]);
+    assert.deepEqual(specifiers.filter((s) => !s?.startsWith("./")), [], name);
+  }
+  const manifest = JSON.parse(await readFile(new URL("../package.json", dist), "utf8")) as Record<string, unknown>;
+  assert.equal(manifest.dependencies, undefined);
+  assert.deepEqual(Object.keys(manifest.peerDependenciesMeta as object).sort(), ["@anthropic-ai/sdk", "@google/genai", "openai"]);
+});
