@@ -262,7 +262,7 @@ export class TimelineClient {
    * (then give `model`). The conversation and context are remembered from render(); give them for
    * a render made by another client. Safe to repeat: the same report answers the stored row.
    */
-  reportUsage(
+  async reportUsage(
     render: { render_id: string | null } | string,
     response: ModelResponse,
     options: ContextOption & { model?: string; cacheMissReason?: CacheMissReason; conversation?: string } = {},

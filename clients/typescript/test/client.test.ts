@@ -90,7 +90,8 @@ test("render in every format; a native one's request; reportUsage takes the SDK 
   // Another client, knowing nothing of the render: the conversation is given.
   const elsewhere = await client().reportUsage(responses.render_id ?? "", { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 1, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 11 }, { conversation: id, model: "gpt-4.1" });
   assert.equal(elsewhere.render_id, responses.render_id);
-  assert.throws(() => client().reportUsage(messages, anthropicReply), /unknown render/);
+  await assert.rejects(client().reportUsage(messages, anthropicReply), /unknown render/);
+  await assert.rejects(api.reportUsage(messages, { usage: { input_tokens: 1, output_tokens: 1 } }), /names no model/);
 
   const usage = await api.usage(id);
   assert.equal(usage.renders, 3);
