@@ -7,3 +7,4 @@ export { NATIVE_FORMATS, isNativeFormat, geminiCamelCase } from "./native.js";
 export type { NativeFormat, NativeRequests, RenderFormat, SeedFormat } from "./native.js";
 export type * from "./types.js";
 export type { components, paths, operations } from "./schema.js";
+export { providerToolName, timelineToolName } from "./tool-names.js";
