@@ -13,6 +13,8 @@ ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1 || need+=(postgresql)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+# The TypeScript client's suite (tests/e2e/test_typescript_client.py) needs Node 20 and npm.
+command -v npm >/dev/null 2>&1 || need+=(nodejs npm)
 if [ ${#need[@]} -gt 0 ]; then
   echo "== installing ${need[*]} (apt-get)"
   export DEBIAN_FRONTEND=noninteractive

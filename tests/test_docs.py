@@ -58,6 +58,16 @@ def test_the_python_the_docs_show_is_taken_from_an_example_file(page: Path):
         assert any(block in example for example in examples), block
 
 
+def test_the_typescript_the_docs_show_is_taken_from_an_example_file():
+    examples = [
+        path.read_text(encoding="utf-8") for path in [*EXAMPLES.glob("*.mts"), *EXAMPLES.glob("*.mjs")]
+    ]
+    blocks = fenced((ROOT / "docs" / "client.md").read_text(encoding="utf-8"), "ts")
+    assert blocks
+    for block in blocks:
+        assert any(block in example for example in examples), block
+
+
 def test_the_mcp_configuration_shown_is_the_example_file():
     (shown,) = fenced((ROOT / "docs" / "integrations.md").read_text(encoding="utf-8"), "json")
     assert json.loads(shown) == json.loads((EXAMPLES / "mcp_config.json").read_text(encoding="utf-8"))
