@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from compaction import summary_sections as sections
 from compaction.summarizers.extract import (
@@ -81,6 +81,8 @@ class Lines:
 
     lines: dict[str, list[str]]
     ages: dict[str, list[int]]
+    # Where each line of a section is, for :meth:`add` (a list search made long histories quadratic).
+    _at: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @classmethod
     def from_previous(cls, previous_summary: str | None) -> Lines:
@@ -99,16 +101,23 @@ class Lines:
 
     def add(self, section: sections.Section, line: str, age: int) -> None:
         kept = self.lines[section.key]
-        if line in kept:  # met again: it is as recent as its latest mention
-            i = kept.index(line)
+        at = self._at.get(section.key)
+        if at is None or len(at) != len(kept):  # first use, or the section was set from outside
+            at = self._at[section.key] = {}
+            for position, known in enumerate(kept):
+                at.setdefault(known, position)
+        i = at.get(line)
+        if i is not None:  # met again: it is as recent as its latest mention
             self.ages[section.key][i] = max(self.ages[section.key][i], age)
             return
+        at[line] = len(kept)
         kept.append(line)
         self.ages[section.key].append(age)
 
     def replace(self, section: sections.Section, lines: list[str], age: int) -> None:
         self.lines[section.key] = list(lines)
         self.ages[section.key] = [age] * len(lines)
+        self._at.pop(section.key, None)
 
 
 def artifact_lines(

@@ -174,7 +174,7 @@ def salient_texts(block: Block) -> tuple[str, str]:
     text = visible_text(block)
     if block.type == USER_ATTACHMENT:  # a file's content (a table, a list): like a tool's listing
         return "", text
-    if block.type != TOOL_RESULT or block.hidden:
+    if block.type != TOOL_RESULT or block.hidden or not text.lstrip().startswith("{"):
         return text, ""
     data = _json(text)
     if not isinstance(data, dict):
@@ -200,12 +200,16 @@ def visible_text(block: Block) -> str:
     return block.replacement_text if block.hidden else block.text
 
 
-def identifier_lines(blocks: Sequence[Block], previous: Sequence[str] = ()) -> list[str]:
+def identifier_lines(
+    blocks: Sequence[Block], previous: Sequence[str] = (), found: Sequence[Sequence[str]] | None = None
+) -> list[str]:
     """The "Key identifiers" lines: every identifier of the previous lines and of the blocks' texts
     (hidden ones: their replacement text), best ranked first (see
     :func:`compaction.summary_sections.rank_identifiers`; the previous summary counts as the oldest
-    text). A previous line is kept verbatim, at the rank of its best identifier."""
-    ranked = sections.rank_identifiers(["\n".join(previous), *(visible_text(b) for b in blocks)])
+    text). A previous line is kept verbatim, at the rank of its best identifier. ``found``: the
+    identifiers of each block's visible text when the caller has them already."""
+    per_block = found if found is not None else [sections.identifiers_in(visible_text(b)) for b in blocks]
+    ranked = sections.rank_identifier_lists([sections.identifiers_in("\n".join(previous)), *per_block])
     line_of: dict[str, str] = {}
     for line in previous:
         for token in sections.identifiers_in(line):

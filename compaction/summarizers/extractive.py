@@ -69,6 +69,7 @@ class ExtractiveSummarizer:
         previous_progress = len(lines[sections.PROGRESS.key])
         stated: dict[str, int] = {}  # identifier -> the latest seq a text that matters states it
         listed: list[str] = []  # texts of tool-result listings
+        found_by_block: list[list[str]] = []  # the identifiers of each block's visible text
 
         for b in blocks:
             label = f"[{b.turn_id}] " if b.turn_id else ""
@@ -98,8 +99,10 @@ class ExtractiveSummarizer:
                 where = b.path or b.type
                 detail = one_line(text, 120) if text.strip() else "error"
                 state.add(sections.ERRORS, f"- `{where}`: {detail}", b.seq)
+            found = sections.identifiers_in(text)
+            found_by_block.append(found)
             salient, listing = salient_texts(b)
-            for token in sections.identifiers_in(salient):
+            for token in found if salient is text else sections.identifiers_in(salient):
                 stated[token] = b.seq
             if listing:
                 listed.append(listing)
@@ -127,7 +130,7 @@ class ExtractiveSummarizer:
         quoted = {f"- {token}" for token in sections.identifiers_in("\n".join(protected))}
         ranked = [
             line
-            for line in identifier_lines(blocks, previous_identifiers)
+            for line in identifier_lines(blocks, previous_identifiers, found_by_block)
             if line in previous_identifiers or line not in quoted
         ]
         # The identifiers of an older request (it may be dropped) are listed from now on.
