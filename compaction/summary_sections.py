@@ -181,6 +181,11 @@ _SCREAMING = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _ALNUM = re.compile(r"^[A-Za-z0-9]{4,}$")
 _CODE_LETTERS = re.compile(r"^[A-Z]{6,8}$")  # booking and record locators: GNIBPH, PNREXOSI
 _DOI = re.compile(r"^10\.\d{4,9}/\S+$")
+# Cloud resource names: ARNs (arn:aws:iam::123456789012:role/deploy) and prefixed random ids
+# (cus_LORWHPRGVQBMWJ, whsec_Ab3…: a lower-case prefix, then eight or more letters and digits
+# with a capital or a digit).
+_ARN = re.compile(r"^arn:[\w\-]+:[\w\-]*:[\w\-]*:\d*:\S+$")
+_PREFIXED_ID = re.compile(r"^[a-z]{2,8}_(?=[a-z0-9]*[A-Z0-9])[A-Za-z0-9]{8,}$")
 _TEST_ID = re.compile(r"^[\w.\-/\\]+\.py::[\w\[\]\-.:]+$")  # pytest node ids: tests/x/test_y.py::test_z
 # References written as two words: "Figure 3a", "Table 12", "Appendix B2".
 _REFERENCE = re.compile(r"\b(?:Figure|Fig\.|Table|Chart|Exhibit|Appendix|Listing)\s+[A-Z]?\d+[a-z]?\b")
@@ -236,7 +241,7 @@ def is_identifier(token: str) -> bool:
         return False
     if token.startswith(("http://", "https://")):
         return _URL.match(token) is not None
-    if _DOI.match(token) or _TEST_ID.match(token):
+    if _DOI.match(token) or _TEST_ID.match(token) or _ARN.match(token) or _PREFIXED_ID.match(token):
         return True
     if "@" in token:
         return _EMAIL.match(token) is not None

@@ -23,9 +23,9 @@ from compaction.summarizers.extract import (
     LINE_CHARS,
     constraint_sentences,
     decision_sentences,
+    error_of,
     first_sentence,
     identifier_lines,
-    is_error,
     pending_steps,
     salient_texts,
     visible_text,
@@ -95,10 +95,9 @@ class ExtractiveSummarizer:
                 if steps is not None:
                     head = [f"- plan `{b.path}`, pending:"] if b.path and steps else []
                     state.replace(sections.NEXT_STEPS, [*head, *(f"- [ ] {step}" for step in steps)], b.seq)
-            if is_error(b):
-                where = b.path or b.type
-                detail = one_line(text, 120) if text.strip() else "error"
-                state.add(sections.ERRORS, f"- `{where}`: {detail}", b.seq)
+            error = error_of(b)
+            if error is not None:
+                state.add(sections.ERRORS, f"- `{b.path or b.type}`: {error}", b.seq)
             found = sections.identifiers_in(text)
             found_by_block.append(found)
             salient, listing = salient_texts(b)
