@@ -36,7 +36,8 @@ _ACK_WORDS = frozenset(
     re.findall(
         r"\w+",
         "ok okay yes yep sure thanks thank you fine great good perfect looks sounds go on ahead continue "
-        "carry proceed keep going with the next step steps plan please by me that is all right alright",
+        "carry proceed keep going with the next step steps plan please by me that is all right alright "
+        "thx ty pls k lgtm do it",
     )
 )
 _CUELESS_SHARE = 0.2

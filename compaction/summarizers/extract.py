@@ -228,7 +228,7 @@ def artifacts_of(block: Block) -> list[tuple[str, str]]:
     if block.type == USER_ATTACHMENT and block.path:
         return [(block.path, "attached")]
     if block.type in (TOOL_RESULT, ASSISTANT_COMPLETION):
-        found = shapes.artifacts_in_text(visible_text(block))
+        found = shapes.artifacts_in_text(block.text)  # a pruned result's preview may cut the line
         return [(block.path, "produced"), *found] if block.path.startswith("fi:") else found
     if block.type != TOOL_CALL:
         return [(block.path, "produced")] if block.path.startswith("fi:") else []
@@ -259,10 +259,12 @@ def salient_texts(block: Block) -> tuple[str, str]:
 
 def error_of(block: Block) -> str | None:
     """The line that states the error a block reports, or None: a tool result flagged
-    ``status: error`` (its error line, else its start) or whose text has an error's shape (see
+    ``status: error`` (its error line, else its start) or whose stored text has an error's shape (see
     :data:`compaction.summarizers.shapes.ERROR_RULES`); an assistant's text with a strong shape
     (an HTTP status, an exception, a failing test, a non-zero exit)."""
-    text = visible_text(block)
+    # The stored text, not a pruned or hidden block's preview: it may cut the line that says it
+    # (a traceback's last line); the block is compacted either way.
+    text = block.text
     if block.type == TOOL_RESULT or block.meta.get("status") == "error":
         line = shapes.error_line(text)
         if line is None and block.meta.get("status") == "error":

@@ -173,6 +173,8 @@ _HTTPS_FILE_URL = re.compile(r"\bhttps?://[^\s'\"<>()\[\]{},;]+/[\w.\-]+\.[A-Za-
 _PATH_WORD = re.compile(r"(?<![\w:/.~])(?:~/|\.{1,2}/|/)?[\w.\-@+]+(?:/[\w.\-@+]+)*")
 _TABLE = re.compile(r"\b(?i:table|into|from|to table)\s+[\"`]?([A-Za-z_][\w$]*\.[A-Za-z_][\w$]*)")
 _BUCKET = re.compile(r"\b(?:make_bucket|bucket|container)[:\s]+[\"'`]?([a-z0-9][a-z0-9.\-]{2,62})\b")
+# A JSON document's start; "[pruned after cache expiry] …" is text.
+_JSON_START = re.compile(r"\s*(?:\{|\[\s*(?:[\[{\"\]\d\-]|true|false|null))")
 _ARTIFACT_HINTS = ("/", "table", "into", "from", "bucket", "container")
 _TRAILING = ".,:;!?'\")]}"
 
@@ -234,7 +236,7 @@ def artifacts_in_text(text: str, rules: Sequence[ArtifactRule] = ARTIFACT_RULES)
     """``(artifact, action)`` for each line of ``text`` that names an artifact (per ``rules``) and
     an action verb; a JSON document is left to its structure (see ``extract.artifacts_of``). The
     same artifact met again: its last action."""
-    if text.lstrip()[:1] in ("{", "[") or not _has_hint(text, _ARTIFACT_HINTS):
+    if _JSON_START.match(text) is not None or not _has_hint(text, _ARTIFACT_HINTS):
         return []
     found: dict[str, str] = {}
     for line in _lines(text):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from compaction.summarizers import ExtractiveSummarizer, shapes
+from compaction.summarizers.budget import is_acknowledgement
 from compaction.summarizers.extract import (
     constraint_sentences,
     decision_sentences,
@@ -218,3 +219,28 @@ def test_a_rule_naming_an_identifier_after_the_request_is_a_constraint_the_reque
 def test_cloud_resource_names_are_identifiers(token: str) -> None:
     assert is_identifier(token)
     assert not is_identifier("snake_case_word")
+
+
+def test_a_pruned_results_error_and_artifact_come_from_its_stored_text() -> None:
+    traceback = (
+        "Traceback (most recent call last):\n"
+        + '  File "/app/x.py", line 9, in run\n' * 20
+        + "KeyError: 'region'"
+    )
+    pruned = Block(
+        seq=1,
+        type=TOOL_RESULT,
+        author="tool",
+        path="tc:t1.r",
+        text=traceback,
+        hidden=True,
+        replacement_text="[pruned after cache expiry] tc:t1.r — Traceback (most recent call last): File … (read it back by path)",
+    )
+    assert error_of(pruned) == "KeyError: 'region'"
+    preview = "[pruned after cache expiry] tc:t2.r — Created testdata/a/b_1.golden (40 lines) (read it back by path)"
+    assert shapes.artifacts_in_text(preview) == [("testdata/a/b_1.golden", "Created")]
+
+
+@pytest.mark.parametrize("prompt", ["ok thx", "continue pls", "yep, do it", "k", "lgtm, next"])
+def test_chat_style_acknowledgements_are_no_requests(prompt: str) -> None:
+    assert is_acknowledgement(prompt)

@@ -158,7 +158,7 @@ class SessionGenerator:
             if when == index:
                 parts.append(self.instructions[k])
                 self._probe(INSTRUCTION, (self.instructions[k],), (index, "prompt"))
-        turn.prompt = " ".join(parts)
+        turn.prompt = self.shape.get("prompt_joiner", " ").join(parts)
 
         if r.random() < 0.12:
             att = self.kind.attachment()
