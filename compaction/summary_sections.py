@@ -12,8 +12,9 @@ compacted (invoice and order numbers, ticket ids, transaction ids, error codes, 
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 
@@ -171,7 +172,6 @@ def split_turn_body(text: str) -> str:
 # --------------------------------------------------------------------------------------------
 # Key identifiers
 
-_TOKEN = re.compile(r"[^\s,;()\[\]{}<>\"'`|=]+")
 _STRIP = ".:!?*"
 _BLOCK_PATH = re.compile(r"^(ar|fi|tc|su|so):")
 _URL = re.compile(r"^https?://[^\s]+\.[^\s]+$")
@@ -181,6 +181,11 @@ _SCREAMING = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _ALNUM = re.compile(r"^[A-Za-z0-9]{4,}$")
 _CODE_LETTERS = re.compile(r"^[A-Z]{6,8}$")  # booking and record locators: GNIBPH, PNREXOSI
 _DOI = re.compile(r"^10\.\d{4,9}/\S+$")
+# Cloud resource names: ARNs (arn:aws:iam::123456789012:role/deploy) and prefixed random ids
+# (cus_LORWHPRGVQBMWJ, whsec_Ab3…: a lower-case prefix, then eight or more letters and digits
+# with a capital or a digit).
+_ARN = re.compile(r"^arn:[\w\-]+:[\w\-]*:[\w\-]*:\d*:\S+$")
+_PREFIXED_ID = re.compile(r"^[a-z]{2,8}_(?=[a-z0-9]*[A-Z0-9])[A-Za-z0-9]{8,}$")
 _TEST_ID = re.compile(r"^[\w.\-/\\]+\.py::[\w\[\]\-.:]+$")  # pytest node ids: tests/x/test_y.py::test_z
 # References written as two words: "Figure 3a", "Table 12", "Appendix B2".
 _REFERENCE = re.compile(r"\b(?:Figure|Fig\.|Table|Chart|Exhibit|Appendix|Listing)\s+[A-Z]?\d+[a-z]?\b")
@@ -236,7 +241,7 @@ def is_identifier(token: str) -> bool:
         return False
     if token.startswith(("http://", "https://")):
         return _URL.match(token) is not None
-    if _DOI.match(token) or _TEST_ID.match(token):
+    if _DOI.match(token) or _TEST_ID.match(token) or _ARN.match(token) or _PREFIXED_ID.match(token):
         return True
     if "@" in token:
         return _EMAIL.match(token) is not None
@@ -264,27 +269,54 @@ def is_file_name_or_path(token: str) -> bool:
     return _has_extension(token) and _PATH_SEGMENT.match(token) is not None
 
 
+# The words of a text (runs of characters between delimiters) less those that cannot be
+# identifiers: a plain word (letters, a capital at most first, then only ``_STRIP`` punctuation)
+# has none of the shapes of :func:`is_identifier` (each needs a digit, one of ``/ \\ @ # . _ :``
+# inside, or six capitals). Skipping them in the regular expression, not in Python, makes prose
+# cost one scan (``bench engine``: most of the extractive summary's time went to such words).
+_DELIMITERS = r"\s,;()\[\]{}<>\"'`|="
+_CANDIDATE = re.compile(
+    rf"(?<![^{_DELIMITERS}])(?![A-Za-z]?[a-z]*[.:!?*]*(?![^{_DELIMITERS}]))[^{_DELIMITERS}]+"
+)
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _identifier_or_empty(word: str) -> str:
+    """``word`` stripped of ``_STRIP`` when it is an identifier, else ``""`` (cached: an agent's
+    texts repeat their identifiers and the words around them)."""
+    token = word.strip(_STRIP)
+    return token if token and is_identifier(token) else ""
+
+
 def identifiers_in(text: str) -> list[str]:
     """The identifiers of ``text`` in order of appearance (repeats included): the words
     :func:`is_identifier` accepts and two-word references ("Figure 3a", "Table 12")."""
     text = text[:_MAX_CHARS_PER_TEXT]
     found: list[tuple[int, str]] = []
-    for match in _TOKEN.finditer(text):
-        token = match.group().strip(_STRIP)
-        if token and is_identifier(token):
+    for match in _CANDIDATE.finditer(text):
+        token = _identifier_or_empty(match.group())
+        if token:
             found.append((match.start(), token))
-    found.extend((match.start(), match.group()) for match in _REFERENCE.finditer(text))
-    return [token for _, token in sorted(found, key=lambda pair: pair[0])]
+    references = [(match.start(), match.group()) for match in _REFERENCE.finditer(text)]
+    if references:
+        found.extend(references)
+        found.sort(key=lambda pair: pair[0])
+    return [token for _, token in found]
 
 
 def rank_identifiers(texts: Iterable[str]) -> list[str]:
     """Every identifier of ``texts`` (oldest text first) once, best first: the most referenced
     (occurrences in all texts), then the most recent (the latest text it occurs in), then the first
     seen. Deterministic."""
+    return rank_identifier_lists(identifiers_in(text) for text in texts)
+
+
+def rank_identifier_lists(found: Iterable[Sequence[str]]) -> list[str]:
+    """:func:`rank_identifiers` of texts whose identifiers (:func:`identifiers_in`) are known."""
     count: dict[str, int] = {}
     last: dict[str, int] = {}
-    for position, text in enumerate(texts):
-        for token in identifiers_in(text):
+    for position, tokens in enumerate(found):
+        for token in tokens:
             count[token] = count.get(token, 0) + 1
             last[token] = position
     first = {token: i for i, token in enumerate(count)}

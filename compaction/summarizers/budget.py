@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from compaction import summary_sections as sections
 from compaction.summarizers.extract import (
@@ -14,22 +14,20 @@ from compaction.summarizers.extract import (
     artifacts_of,
     estimate_tokens,
     is_clear_constraint,
-    is_standing_rule,
 )
 from timeline_app.domain.blocks import Block
 from timeline_app.domain.tokens import count_text_tokens
 
 # What the summary keeps when it must drop lines (most needed last), see ``drop_sequence``:
-# 0. the constraints without a cue word, or naming an identifier with a rule's cue (always, never,
-#    must, do not), beyond a fifth of the budget (newest first);
+# 0. the constraints without a cue word, or naming an identifier, beyond a fifth of the budget
+#    (newest first; a request naming an identifier is no constraint: see
+#    ``extract.constraint_sentences``);
 # 1. paths and tool call ids (the digest keeps every one, and search finds them), then progress
 #    lines taken from this range's completions and "Critical context";
 # 2. identifiers met only inside a tool result's listings (arrays of records), lowest ranked first;
 # 3. the older requests;
 # 4. the recent working state, oldest first whatever its section: decisions, errors, artifacts,
-#    the other identifiers, earlier summaries' progress lines, and the constraints that name an
-#    identifier without a rule's cue ("Rebook PNR0J5MO … and keep LX5479 as it is.": a request
-#    about one thing, kept verbatim among the requests too);
+#    the other identifiers, earlier summaries' progress lines;
 # 5. the active plan's pending steps, the latest requests, the constraints and, last of all, the
 #    very first request: the conversation's original goal.
 _RECENT_REQUESTS = 5  # a request is often followed by a few short questions about it
@@ -38,7 +36,8 @@ _ACK_WORDS = frozenset(
     re.findall(
         r"\w+",
         "ok okay yes yep sure thanks thank you fine great good perfect looks sounds go on ahead continue "
-        "carry proceed keep going with the next step steps plan please by me that is all right alright",
+        "carry proceed keep going with the next step steps plan please by me that is all right alright "
+        "thx ty pls k lgtm do it",
     )
 )
 _CUELESS_SHARE = 0.2
@@ -81,6 +80,8 @@ class Lines:
 
     lines: dict[str, list[str]]
     ages: dict[str, list[int]]
+    # Where each line of a section is, for :meth:`add` (a list search made long histories quadratic).
+    _at: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @classmethod
     def from_previous(cls, previous_summary: str | None) -> Lines:
@@ -99,16 +100,23 @@ class Lines:
 
     def add(self, section: sections.Section, line: str, age: int) -> None:
         kept = self.lines[section.key]
-        if line in kept:  # met again: it is as recent as its latest mention
-            i = kept.index(line)
+        at = self._at.get(section.key)
+        if at is None or len(at) != len(kept):  # first use, or the section was set from outside
+            at = self._at[section.key] = {}
+            for position, known in enumerate(kept):
+                at.setdefault(known, position)
+        i = at.get(line)
+        if i is not None:  # met again: it is as recent as its latest mention
             self.ages[section.key][i] = max(self.ages[section.key][i], age)
             return
+        at[line] = len(kept)
         kept.append(line)
         self.ages[section.key].append(age)
 
     def replace(self, section: sections.Section, lines: list[str], age: int) -> None:
         self.lines[section.key] = list(lines)
         self.ages[section.key] = [age] * len(lines)
+        self._at.pop(section.key, None)
 
 
 def artifact_lines(
@@ -128,24 +136,13 @@ def artifact_lines(
     return [line for line, _ in ordered], [age for _, age in ordered]
 
 
-def _is_working_state(constraint: str) -> bool:
-    """A constraint line that names an identifier without a rule's cue (see
-    :func:`is_standing_rule`): it ages out with the working state, whatever its cue word."""
-    return (
-        not is_clear_constraint(constraint)
-        and bool(sections.identifiers_in(constraint))
-        and not is_standing_rule(constraint)
-    )
-
-
 def _constraints_over_share(constraints: Sequence[str], max_tokens: int) -> list[int]:
-    """The constraint lines that are not clear (see :func:`is_clear_constraint`) nor working state
-    (see :func:`_is_working_state`) beyond the oldest that fit in :data:`_CUELESS_SHARE` of the
-    budget, newest first. Any sentence after a request may be one; the newest also stand in the
-    latest requests, verbatim."""
+    """The constraint lines that are not clear (see :func:`is_clear_constraint`) beyond the oldest
+    that fit in :data:`_CUELESS_SHARE` of the budget, newest first. Any sentence after a request
+    may be one; the newest also stand in the latest requests, verbatim."""
     spent, over = 0, []
     for i, line in enumerate(constraints):
-        if not is_clear_constraint(line) and not _is_working_state(line):
+        if not is_clear_constraint(line):
             spent += estimate_tokens(line) + 1
             if spent > max_tokens * _CUELESS_SHARE:
                 over.append(i)
@@ -168,7 +165,6 @@ def drop_sequence(
     recent = protected_requests(lines[goals])
     constraints = sections.CONSTRAINTS.key
     over = _constraints_over_share(lines[constraints], max_tokens)
-    working = [i for i, line in enumerate(lines[constraints]) if _is_working_state(line)]
     order = [(constraints, i) for i in over]
     order += oldest_first(sections.PATHS)
     order += oldest_first(progress, range(previous_progress, len(lines[progress.key])))
@@ -181,16 +177,11 @@ def drop_sequence(
         *oldest_first(sections.ARTIFACTS),
         *[(identifiers, i) for i in range(stated_identifiers)],
         *oldest_first(progress, range(previous_progress)),
-        *[(constraints, i) for i in working],
     ]
     order += sorted(pool, key=lambda pair: ages[pair[0]][pair[1]])
     order += [(sections.NEXT_STEPS.key, i) for i in range(len(lines[sections.NEXT_STEPS.key]) - 1, -1, -1)]
     order += [(goals, i) for i in recent]
-    order += [
-        (constraints, i)
-        for i in range(len(lines[constraints]) - 1, -1, -1)
-        if i not in over and i not in working
-    ]
+    order += [(constraints, i) for i in range(len(lines[constraints]) - 1, -1, -1) if i not in over]
     if lines[goals]:
         order.append((goals, 0))
     return order

@@ -4,13 +4,15 @@ identifiers."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Sequence
 from typing import Any
 
 from compaction import summary_sections as sections
-from timeline_app.domain.blocks import TOOL_CALL, TOOL_RESULT, USER_ATTACHMENT, Block
+from compaction.summarizers import shapes
+from timeline_app.domain.blocks import ASSISTANT_COMPLETION, TOOL_CALL, TOOL_RESULT, USER_ATTACHMENT, Block
 from timeline_app.domain.text import ellipsize, one_line
 
 LINE_CHARS = 600  # one extracted line at most
@@ -32,7 +34,12 @@ _MIN_INSTRUCTION_WORDS = 3  # a cue-less sentence after the request: "Thanks." i
 _ACK_OPENER = re.compile(
     r"^(?:(?i:ok|okay|yes|yep|sure|thanks|fine|great|good|perfect|alright)[,!]?\s+)+(?=[A-Z])"
 )
-_FIRST_PERSON = re.compile(r"^(I|We)\s")
+# The assistant saying what it did: "I" or "We", then a verb in the past tense ("I pinned …",
+# "We kept …"); "I have the data I need …" says no choice.
+_FIRST_PERSON_PAST = re.compile(
+    r"^(?:I|We)\s+(?:\w+ly\s+)?(?:\w{2,}ed|chose|kept|left|sent|held|split|set|went|took|made|put|cut|froze|"
+    r"built|wrote|ran|gave|found|got|bought|spent|brought|chose|let)\b"
+)
 _DONE = frozenset({"done", "completed", "complete", "skipped", "cancelled", "canceled", "finished"})
 _STEP_TEXT_KEYS = ("text", "title", "step", "description", "name", "task")
 ARTIFACT_LINE = re.compile(r"^- `([^`]+)`")
@@ -47,7 +54,16 @@ def first_sentence(text: str) -> str:
 
 
 def _sentences(text: str) -> list[str]:
-    return [s for s in _SENTENCE_END.split(one_line(text, 4 * LINE_CHARS)) if s.strip()]
+    """The sentences of ``text``: a line break ends one too ("fix the build\nOnly touch staging.")."""
+    out: list[str] = []
+    budget = 4 * LINE_CHARS
+    for line in text.splitlines():
+        flat = one_line(line, budget)
+        out.extend(s for s in _SENTENCE_END.split(flat) if s.strip())
+        budget -= len(flat) + 1
+        if budget <= 0:
+            break
+    return out
 
 
 def is_clear_constraint(text: str) -> bool:
@@ -78,23 +94,37 @@ def _is_standing(sentence: str, position: int) -> bool:
     )
 
 
+def _is_request_about_a_thing(sentence: str, position: int) -> bool:
+    """The prompt's request naming a particular thing without a rule's cue ("Rebook PNR0J5MO …
+    and keep LX5479 as it is."): about one thing at one time, kept among the requests, not a
+    standing instruction whatever cue word it has. After the request, a sentence naming one is a
+    rule ("Keep everything in eu-west-1 for data residency.")."""
+    return position == 0 and bool(sections.identifiers_in(sentence)) and not is_standing_rule(sentence)
+
+
 def constraint_sentences(text: str) -> list[str]:
     """The sentences of a user's text that state a standing instruction or limit, verbatim (see
-    :func:`_is_standing`). An acknowledgement run into the next sentence ("ok Use the fiscal year
-    starting in July.") is a sentence of its own."""
+    :func:`_is_standing`), less a request about a particular thing (see
+    :func:`_is_request_about_a_thing`). An acknowledgement run into the next sentence ("ok Use
+    the fiscal year starting in July.") is a sentence of its own."""
     sentences = _sentences(text)
     opener = _ACK_OPENER.match(sentences[0]) if sentences else None
     if opener is not None:
         sentences[:1] = [sentences[0][: opener.end()].rstrip(), sentences[0][opener.end() :]]
-    return [ellipsize(s, _SENTENCE_CHARS) for i, s in enumerate(sentences) if _is_standing(s, i)]
+    return [
+        ellipsize(s, _SENTENCE_CHARS)
+        for i, s in enumerate(sentences)
+        if _is_standing(s, i) and not _is_request_about_a_thing(s, i)
+    ]
 
 
 def decision_sentences(text: str) -> list[str]:
-    """The sentences of an assistant's text that give a reason or say what it chose or did."""
+    """The sentences of an assistant's text that give a reason or say what it chose or did (in
+    the past tense: "I have the data I need." is progress, not a decision)."""
     return [
         ellipsize(s, _SENTENCE_CHARS)
         for s in _sentences(text)
-        if _REASON_CUES.search(s) or _FIRST_PERSON.match(s)
+        if _REASON_CUES.search(s) or _FIRST_PERSON_PAST.match(s)
     ]
 
 
@@ -153,18 +183,59 @@ def _file_values(value: Any, depth: int = 0, *, named: bool = False) -> list[str
     return []
 
 
+# The verbs of tool ids (``fs.write``, ``docs.save_itinerary``) and what they did to a file.
+_TOOL_VERBS = {
+    "read": "read",
+    "write": "written",
+    "edit": "edited",
+    "save": "saved",
+    "download": "downloaded",
+    "upload": "uploaded",
+    "export": "exported",
+    "import": "imported",
+    "create": "created",
+    "delete": "deleted",
+    "copy": "copied",
+    "move": "moved",
+    "append": "appended",
+    "open": "opened",
+    "load": "loaded",
+    "extract": "extracted",
+    "render": "rendered",
+}
+_TOOL_ID_WORDS = re.compile(r"[A-Za-z]+")
+
+
+@functools.lru_cache(maxsize=256)
+def tool_action(tool_id: str) -> str:
+    """What a tool did to the files among its parameters, in words a reader and a model take at
+    once: the past participle of the tool id's verb, then the id (``written, fs.write``); the id
+    alone when it has no verb we know."""
+    for word in _TOOL_ID_WORDS.findall(tool_id):
+        done = _TOOL_VERBS.get(word.lower())
+        if done is not None:
+            return f"{done}, {tool_id}"
+    return tool_id
+
+
 def artifacts_of(block: Block) -> list[tuple[str, str]]:
     """``(path, action)`` of the files a block touches: an attachment is ``attached``; a tool call
     acts on the file paths among its parameters (a file name with a known extension, a path, or any
-    path-like value under a key such as ``path`` or ``file``) with its tool id (``fs.write``)."""
+    path-like value under a key such as ``path`` or ``file``; the action: :func:`tool_action`); a
+    tool's result or the assistant's text on the objects, files and tables a line names with an
+    action verb (``upload: ./x.parquet to s3://bucket/x.parquet``: see
+    :func:`compaction.summarizers.shapes.artifacts_in_text`)."""
     if block.type == USER_ATTACHMENT and block.path:
         return [(block.path, "attached")]
+    if block.type in (TOOL_RESULT, ASSISTANT_COMPLETION):
+        found = shapes.artifacts_in_text(block.text)  # a pruned result's preview may cut the line
+        return [(block.path, "produced"), *found] if block.path.startswith("fi:") else found
     if block.type != TOOL_CALL:
         return [(block.path, "produced")] if block.path.startswith("fi:") else []
     data = _json(block.text)
     params = data.get("params", data) if isinstance(data, dict) else None
     tool_id = block.meta.get("tool_id") or (data.get("tool_id") if isinstance(data, dict) else "")
-    action = tool_id if isinstance(tool_id, str) and tool_id else "tool call"
+    action = tool_action(tool_id) if isinstance(tool_id, str) and tool_id else "tool call"
     return [(path, action) for path in dict.fromkeys(_file_values(params))]
 
 
@@ -176,6 +247,8 @@ def salient_texts(block: Block) -> tuple[str, str]:
         return "", text
     if block.type != TOOL_RESULT or block.hidden:
         return text, ""
+    if not text.lstrip().startswith("{"):
+        return text_listing(text)
     data = _json(text)
     if not isinstance(data, dict):
         return text, ""
@@ -184,10 +257,53 @@ def salient_texts(block: Block) -> tuple[str, str]:
     return json.dumps(answer, ensure_ascii=False), json.dumps(listing, ensure_ascii=False) if listing else ""
 
 
+def error_of(block: Block) -> str | None:
+    """The line that states the error a block reports, or None: a tool result flagged
+    ``status: error`` (its error line, else its start) or whose stored text has an error's shape (see
+    :data:`compaction.summarizers.shapes.ERROR_RULES`); an assistant's text with a strong shape
+    (an HTTP status, an exception, a failing test, a non-zero exit)."""
+    # The stored text, not a pruned or hidden block's preview: it may cut the line that says it
+    # (a traceback's last line); the block is compacted either way.
+    text = block.text
+    if block.type == TOOL_RESULT or block.meta.get("status") == "error":
+        line = shapes.error_line(text)
+        if line is None and block.meta.get("status") == "error":
+            return one_line(text, 120) if text.strip() else "error"
+        return line
+    if block.type == ASSISTANT_COMPLETION:
+        return shapes.error_line(text, shapes.STRONG_ERROR_RULES)
+    return None
+
+
+_ROW_WORD = re.compile(r"[^\W_]+")
+_MIN_ROWS = 3
+
+
+def _row_shape(line: str) -> str:
+    return " ".join(_ROW_WORD.sub("w", line).split())
+
+
+def text_listing(text: str) -> tuple[str, str]:
+    """(the answer, the listing) of a plain-text tool result: lines that share their shape (words
+    and numbers alike, whitespace collapsed) with at least two others are the rows of a listing —
+    ``kubectl get pods``, a SQL result, pytest's PASSED lines, JSON lines —; the other lines (a
+    header, a ``key: value`` line, the one line that answers) are what the tool said."""
+    if text.count("\n") < _MIN_ROWS:
+        return text, ""
+    lines = text.splitlines()
+    shapes_of = [_row_shape(line) for line in lines]
+    seen: dict[str, int] = {}
+    for shape in shapes_of:
+        seen[shape] = seen.get(shape, 0) + 1
+    answer = [line for line, shape in zip(lines, shapes_of, strict=True) if seen[shape] < _MIN_ROWS]
+    if len(answer) == len(lines):
+        return text, ""
+    rows = [line for line, shape in zip(lines, shapes_of, strict=True) if seen[shape] >= _MIN_ROWS]
+    return "\n".join(answer), "\n".join(rows)
+
+
 def is_error(block: Block) -> bool:
-    if block.meta.get("status") == "error":
-        return True
-    return block.type == TOOL_RESULT and block.text[:64].lstrip().lower().startswith("error")
+    return error_of(block) is not None
 
 
 def estimate_tokens(line: str) -> int:
@@ -200,12 +316,16 @@ def visible_text(block: Block) -> str:
     return block.replacement_text if block.hidden else block.text
 
 
-def identifier_lines(blocks: Sequence[Block], previous: Sequence[str] = ()) -> list[str]:
+def identifier_lines(
+    blocks: Sequence[Block], previous: Sequence[str] = (), found: Sequence[Sequence[str]] | None = None
+) -> list[str]:
     """The "Key identifiers" lines: every identifier of the previous lines and of the blocks' texts
     (hidden ones: their replacement text), best ranked first (see
     :func:`compaction.summary_sections.rank_identifiers`; the previous summary counts as the oldest
-    text). A previous line is kept verbatim, at the rank of its best identifier."""
-    ranked = sections.rank_identifiers(["\n".join(previous), *(visible_text(b) for b in blocks)])
+    text). A previous line is kept verbatim, at the rank of its best identifier. ``found``: the
+    identifiers of each block's visible text when the caller has them already."""
+    per_block = found if found is not None else [sections.identifiers_in(visible_text(b)) for b in blocks]
+    ranked = sections.rank_identifier_lists([sections.identifiers_in("\n".join(previous)), *per_block])
     line_of: dict[str, str] = {}
     for line in previous:
         for token in sections.identifiers_in(line):

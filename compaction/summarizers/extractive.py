@@ -23,9 +23,9 @@ from compaction.summarizers.extract import (
     LINE_CHARS,
     constraint_sentences,
     decision_sentences,
+    error_of,
     first_sentence,
     identifier_lines,
-    is_error,
     pending_steps,
     salient_texts,
     visible_text,
@@ -69,6 +69,7 @@ class ExtractiveSummarizer:
         previous_progress = len(lines[sections.PROGRESS.key])
         stated: dict[str, int] = {}  # identifier -> the latest seq a text that matters states it
         listed: list[str] = []  # texts of tool-result listings
+        found_by_block: list[list[str]] = []  # the identifiers of each block's visible text
 
         for b in blocks:
             label = f"[{b.turn_id}] " if b.turn_id else ""
@@ -94,12 +95,13 @@ class ExtractiveSummarizer:
                 if steps is not None:
                     head = [f"- plan `{b.path}`, pending:"] if b.path and steps else []
                     state.replace(sections.NEXT_STEPS, [*head, *(f"- [ ] {step}" for step in steps)], b.seq)
-            if is_error(b):
-                where = b.path or b.type
-                detail = one_line(text, 120) if text.strip() else "error"
-                state.add(sections.ERRORS, f"- `{where}`: {detail}", b.seq)
+            error = error_of(b)
+            if error is not None:
+                state.add(sections.ERRORS, f"- `{b.path or b.type}`: {error}", b.seq)
+            found = sections.identifiers_in(text)
+            found_by_block.append(found)
             salient, listing = salient_texts(b)
-            for token in sections.identifiers_in(salient):
+            for token in found if salient is text else sections.identifiers_in(salient):
                 stated[token] = b.seq
             if listing:
                 listed.append(listing)
@@ -127,7 +129,7 @@ class ExtractiveSummarizer:
         quoted = {f"- {token}" for token in sections.identifiers_in("\n".join(protected))}
         ranked = [
             line
-            for line in identifier_lines(blocks, previous_identifiers)
+            for line in identifier_lines(blocks, previous_identifiers, found_by_block)
             if line in previous_identifiers or line not in quoted
         ]
         # The identifiers of an older request (it may be dropped) are listed from now on.

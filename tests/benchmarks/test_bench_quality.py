@@ -1,6 +1,7 @@
 """``bench quality`` as a regression guard (issue 24): a small seeded subset (five sessions, one of
-each kind, cut to 15 planned turns, each played on until it has compacted twice) runs through the
-API with the extractive summarizer; a probe type whose visible share drops below its floor fails.
+each kind, cut to 15 planned turns, each played on until it has compacted twice) of each phrasing
+set (the generated templates and the independent transcripts set, issue 37) runs through the API
+with the extractive summarizer; a probe type whose visible share drops below its floor fails.
 
 The floor is the issue's goal (docs/quality.md has the full run): a change to the generator, the
 summarizer or the render that loses working state shows up here. Deterministic: the same seed
@@ -14,9 +15,9 @@ from types import SimpleNamespace
 import pytest
 
 from timeline_app.benchmarks import quality
-from timeline_app.benchmarks.quality.report import GOALS, summarize
+from timeline_app.benchmarks.quality.report import ACTION_GOAL, GOALS, summarize
 from timeline_app.benchmarks.quality.runner import QualitySettings, SessionRun
-from timeline_app.benchmarks.quality.sessions import KINDS, PENDING_STEP, PROBE_TYPES, Probe
+from timeline_app.benchmarks.quality.sessions import PENDING_STEP, PHRASINGS, PROBE_TYPES, Probe, kinds
 
 pytestmark = pytest.mark.django_db
 
@@ -24,10 +25,12 @@ pytestmark = pytest.mark.django_db
 FLOORS = GOALS
 
 
-@pytest.fixture(scope="module")
-def report(django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
+@pytest.fixture(scope="module", params=PHRASINGS)
+def report(request, django_db_setup, django_db_blocker):  # type: ignore[no-untyped-def]
     with django_db_blocker.unblock():
-        results = quality.run_sessions(quality.QualityOptions(seed=24, sessions=5, max_turns=15))
+        results = quality.run_sessions(
+            quality.QualityOptions(seed=24, sessions=5, max_turns=15), phrasing=request.param
+        )
     settings = QualitySettings()
     return results, summarize(
         results, summary_max_tokens=settings.summary_max_tokens, max_tokens=settings.max_tokens
@@ -41,6 +44,11 @@ def test_visible_share_stays_at_or_above_its_floor(report, probe_type: str) -> N
     assert cell["visible"] >= FLOORS[probe_type], (probe_type, cell)
 
 
+def test_an_artifacts_last_action_stays_on_its_line(report) -> None:  # type: ignore[no-untyped-def]
+    cell = report[1]["probes"]["artifact"]["all"]
+    assert cell["with_action"] >= ACTION_GOAL, cell
+
+
 def test_every_probe_is_recoverable_by_search_or_read(report) -> None:  # type: ignore[no-untyped-def]
     for probe_type, row in report[1]["probes"].items():
         assert row["all"]["recoverable"] == 1.0, (probe_type, row["all"])
@@ -48,7 +56,7 @@ def test_every_probe_is_recoverable_by_search_or_read(report) -> None:  # type: 
 
 def test_every_session_compacted_twice_within_the_budgets(report) -> None:  # type: ignore[no-untyped-def]
     results, numbers = report
-    assert sorted(r.kind for r in results) == sorted(KINDS)
+    assert sorted(r.kind for r in results) == sorted(kinds(results[0].phrasing))
     assert all(r.compactions >= 2 for r in results)
     tokens = numbers["tokens"]["all"]
     assert tokens["summary_tokens_max"] <= QualitySettings().summary_max_tokens

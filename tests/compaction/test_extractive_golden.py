@@ -140,13 +140,17 @@ def test_a_tight_budget_drops_paths_first_and_the_first_and_latest_request_last(
     assert _summary(max_tokens=max_tokens) == _text("# Conversation summary", "##", sections)
 
 
-def test_an_error_is_a_tool_result_whose_first_64_characters_start_with_error() -> None:
+def test_an_error_is_a_tool_result_with_an_errors_shape_not_notes_or_a_clean_result() -> None:
     blocks = [
         Block(
             seq=1, type="react.tool.result", turn_id="t1", path="tc:t1.tc_1.result", text="  Error: timeout"
         ),
         Block(
-            seq=2, type="react.tool.result", turn_id="t1", path="tc:t1.tc_2.result", text=" " * 60 + "error"
+            seq=2,
+            type="react.tool.result",
+            turn_id="t1",
+            path="tc:t1.tc_2.result",
+            text=" " * 60 + "checked 12 files, 0 errors",
         ),
         Block(seq=3, type="react.notes", turn_id="t1", path="ar:t1.note", text="Error in my plan"),
     ]

@@ -51,7 +51,7 @@ def test_the_working_state_sections_exact() -> None:
     lines = parse_sections(text)
     assert lines["constraints"] == ["- Always answer in German."]
     assert lines["next_steps"] == ["- plan `ar:t4.react.plan`, pending:", "- [ ] Close ticket SUP-1234"]
-    assert lines["artifacts"] == ["- `cases/case_1.pdf` — crm.export_case (tc:t1.tc_2.call)"]
+    assert lines["artifacts"] == ["- `cases/case_1.pdf` — exported, crm.export_case (tc:t1.tc_2.call)"]
     assert lines["decisions"] == ["- [t2] I issued a store credit because the parcel was late."]
     assert lines["progress"] == []
 
@@ -149,7 +149,7 @@ def test_a_file_under_a_path_parameter_is_an_artifact_whatever_its_extension() -
             }
         ]
     )
-    assert lines["artifacts"] == ["- `models/churn_v2.ckpt` — fs.write (tc:t1.tc_1.call)"]
+    assert lines["artifacts"] == ["- `models/churn_v2.ckpt` — written, fs.write (tc:t1.tc_1.call)"]
 
 
 def test_acknowledgements_are_not_requests_and_questions_do_not_push_the_request_out() -> None:
@@ -208,7 +208,7 @@ def test_cue_less_instructions_beyond_a_fifth_of_the_budget_go_first() -> None:
     lines = _summary(rows, max_tokens=400)
     assert lines["constraints"][0] == "- Use the fiscal year starting in July."  # the oldest stays
     assert sum(len(line) // 4 + 2 for line in lines["constraints"]) <= 400 * 0.2 + 30
-    assert lines["artifacts"] == ["- `src/parser/main.py` — fs.write (tc:t2.tc_1.call)"]
+    assert lines["artifacts"] == ["- `src/parser/main.py` — written, fs.write (tc:t2.tc_1.call)"]
 
 
 def test_an_acknowledgement_run_into_an_instruction_is_split_off() -> None:
@@ -277,7 +277,9 @@ def test_requests_naming_an_identifier_age_out_with_the_working_state_but_rules_
         },
     ]
     lines = _summary(rows, max_tokens=300)
-    assert lines["artifacts"] == ["- `trips/boarding_pass_DXMMU0.pdf` — pdf.download (tc:t18.tc_1.call)"]
+    assert lines["artifacts"] == [
+        "- `trips/boarding_pass_DXMMU0.pdf` — downloaded, pdf.download (tc:t18.tc_1.call)"
+    ]
     assert lines["constraints"] == [
         "- Never cancel booking PNRKEEP1.",
         "- I only fly with Star Alliance carriers.",

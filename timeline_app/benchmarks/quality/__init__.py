@@ -1,7 +1,8 @@
 """``bench quality``: what survives a compaction (issue 24; method and latest table in docs/quality.md).
 
-Generated sessions of five kinds run through the HTTP API in process until each has compacted at
-least twice; probes planted in them are checked in the render after each compaction (visible) and
+Generated sessions of each phrasing set (``generated``: the benchmark's own templates;
+``transcripts``: an independent set in the style of real tool output, issue 37), five kinds each,
+run through the HTTP API in process until each has compacted at least twice; probes planted in them are checked in the render after each compaction (visible) and
 through search and read-by-path (recoverable). Offline and deterministic with the extractive
 summarizer; ``--summarizer anthropic`` runs the same sessions with Claude, and ``--judge`` asks a
 model the probe questions from the compacted context and from the full one.
@@ -22,13 +23,14 @@ from django.test import override_settings
 
 from timeline_app.benchmarks.common import InProcessClient, scratch_tenant
 from timeline_app.benchmarks.quality import judge as judge_module
-from timeline_app.benchmarks.quality.report import summarize, table
+from timeline_app.benchmarks.quality.report import side_by_side, summarize, table
 from timeline_app.benchmarks.quality.runner import QualitySettings, SessionResult, run_session
-from timeline_app.benchmarks.quality.sessions import generate
+from timeline_app.benchmarks.quality.sessions import PHRASINGS, generate
 from timeline_app.services.api_keys import api_key_create
 from timeline_app.services.summarizers import configured_summarizer
 
 SUMMARIZERS = ("extractive", "anthropic", "openai")
+__all__ = ["PHRASINGS", "SUMMARIZERS", "QualityOptions", "run", "run_sessions"]
 
 
 class Unavailable(Exception):
@@ -44,6 +46,7 @@ class QualityOptions:
     judge_checks: int = 5
     as_json: bool = False
     max_turns: int | None = None
+    phrasings: tuple[str, ...] = PHRASINGS
     settings: QualitySettings = field(default_factory=QualitySettings)
 
 
@@ -77,10 +80,12 @@ def summarizer_overrides(name: str) -> dict[str, Any]:
     return overrides
 
 
-def run_sessions(options: QualityOptions) -> list[SessionResult]:
-    """Generate and play the sessions in a scratch tenant (deleted afterwards)."""
+def run_sessions(options: QualityOptions, phrasing: str = "generated") -> list[SessionResult]:
+    """Generate and play the sessions of one phrasing set in a scratch tenant (deleted afterwards)."""
     overrides = summarizer_overrides(options.summarizer)
-    sessions = generate(seed=options.seed, sessions=options.sessions, max_turns=options.max_turns)
+    sessions = generate(
+        seed=options.seed, sessions=options.sessions, max_turns=options.max_turns, phrasing=phrasing
+    )
     results: list[SessionResult] = []
     with _quiet_request_log(), override_settings(**overrides), scratch_tenant() as tenant:
         _, raw = api_key_create(tenant_name=tenant.name, name="bench-quality")
@@ -100,39 +105,51 @@ def run(write: Callable[[str], None], options: QualityOptions | None = None) -> 
             write(str(exc))
             return None
     started = time.perf_counter()
-    try:
-        results = run_sessions(options)
-    except Unavailable as exc:
-        write(str(exc))
-        return None
+    reports: dict[str, dict[str, Any]] = {}
+    for phrasing in options.phrasings:
+        try:
+            results = run_sessions(options, phrasing)
+        except Unavailable as exc:
+            write(str(exc))
+            return None
+        reports[phrasing] = summarize(
+            results,
+            summary_max_tokens=options.settings.summary_max_tokens,
+            max_tokens=options.settings.max_tokens,
+        )
+        if options.judge:
+            reports[phrasing]["judge"] = judge_module.judge(results, limit=options.judge_checks)
     seconds = time.perf_counter() - started
-    report = summarize(
-        results,
-        summary_max_tokens=options.settings.summary_max_tokens,
-        max_tokens=options.settings.max_tokens,
-    )
-    report["run"] = {
-        "seed": options.seed,
-        "sessions": options.sessions,
-        "summarizer": options.summarizer,
-        "wall_seconds": round(seconds, 1),
+    report: dict[str, Any] = {
+        "phrasings": reports,
+        "failures": [f"{name}: {failure}" for name, r in reports.items() for failure in r["failures"]],
+        "run": {
+            "seed": options.seed,
+            "sessions": options.sessions,
+            "phrasings": list(options.phrasings),
+            "summarizer": options.summarizer,
+            "wall_seconds": round(seconds, 1),
+        },
     }
-    if options.judge:
-        report["judge"] = judge_module.judge(results, limit=options.judge_checks)
     if options.as_json:
         write(json.dumps(report, indent=2, sort_keys=True))
         return report
     write(
-        f"bench quality: {options.sessions} sessions, seed {options.seed}, summarizer {options.summarizer}, "
-        f"{seconds:.0f} s"
+        f"bench quality: {options.sessions} sessions per phrasing set ({', '.join(options.phrasings)}), "
+        f"seed {options.seed}, summarizer {options.summarizer}, {seconds:.0f} s"
     )
     write("")
-    for line in table(report):
+    for line in side_by_side(reports):
         write(line)
-    if options.judge:
+    for name, one in reports.items():
         write("")
-        for line in judge_module.table(report["judge"]):
+        write(f"phrasing set {name}:")
+        for line in table(one):
             write(line)
+        if options.judge:
+            write("")
+            for line in judge_module.table(one["judge"]):
+                write(line)
     write("")
     if report["failures"]:
         write("goals missed: " + "; ".join(report["failures"]))

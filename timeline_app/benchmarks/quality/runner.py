@@ -79,6 +79,7 @@ class Check:
 class SessionResult:
     number: int
     kind: str
+    phrasing: str
     turns: int
     blocks: int
     compactions: int
@@ -180,13 +181,14 @@ class SessionRun:
         self.settings = settings
         self.seq_of: dict[tuple[int, str], tuple[int, str]] = {}  # (turn, role) -> (seq, path)
         self.tokens_written = 0
-        self.results: list[tuple[int, str]] = []  # (turn index, path) of JSON tool results
+        self.results: list[tuple[int, str]] = []  # (turn index, path) of hideable tool results
         self.compactions = 0
         self.first_covered: dict[int, int] = {}  # id(probe) -> compaction number that covered it
         self.recoverable: dict[int, tuple[bool, bool]] = {}
         self.out = SessionResult(
             number=session.number,
             kind=session.kind,
+            phrasing=session.phrasing,
             turns=0,
             blocks=0,
             compactions=0,
@@ -239,7 +241,7 @@ class SessionRun:
             ts = ts + timedelta(seconds=turn.round_seconds)
             rows = self.api.post("blocks", {"blocks": _round_blocks(turn, k, rnd, _iso(ts))})["blocks"]
             self._stored(turn.index, [f"notes:{k}", f"call:{k}", f"result:{k}"], rows)
-            if rnd.mime == "application/json":
+            if rnd.hideable:
                 self.results.append((turn.index, rows[2]["path"]))
         render = self.api.post("render", {"now": _iso(ts + timedelta(seconds=2))})
         total = render["tokens"]["total"]

@@ -1,11 +1,11 @@
-"""Generated sessions for ``bench quality`` (pure: no Django, no I/O; seeded).
+"""Generated sessions for ``bench quality`` (pure: no Django, no file writes; seeded).
 
 A session is a sequence of turns an agent writes: a user prompt (a new request, a short follow-up
 or a question), sometimes attachments, a plan, zero to four tool rounds (notes, call, result; some
 fail), a completion, now and then a hide of an earlier tool result and a pause long enough for the
-prompt cache to go cold (TTL pruning). Every value is drawn from templates with random parts, and
-the structure (how many turns, which turn holds what) is random too: the generator knows nothing
-about any summarizer.
+prompt cache to go cold (TTL pruning). Every value is drawn from the templates of a phrasing set
+(:mod:`.phrasings`: data files, one per set) with random parts, and the structure (how many turns,
+which turn holds what) is random too: the generator knows nothing about any summarizer.
 
 While it writes a session the generator plants **probes**: the strings an agent needs later
 (identifiers, standing instructions, the latest request, the active plan's pending steps,
@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from timeline_app.benchmarks.quality.kinds import KIND_CLASSES, WORDS, Attachment
+from timeline_app.benchmarks.quality.phrasings import Attachment, load
 
-KINDS = tuple(KIND_CLASSES)
+PHRASINGS = ("generated", "transcripts")
 
 IDENTIFIER = "identifier"
 INSTRUCTION = "instruction"
@@ -62,6 +62,7 @@ class Round:
     note: str
     status: str = "ok"
     mime: str = "application/json"
+    hideable: bool = False  # a listing or a file's content: what an agent hides when it grows
 
 
 @dataclass
@@ -78,25 +79,6 @@ class Turn:
     round_seconds: int = 30
 
 
-_FOLLOW_UPS = (
-    "ok",
-    "Go on.",
-    "Yes, continue.",
-    "Thanks, keep going.",
-    "Looks good, proceed with the next step.",
-    "Sure.",
-    "Fine by me.",
-    "Carry on.",
-)
-_PLAIN_COMPLETIONS = (
-    "Done; the results are above.",
-    "That step is finished.",
-    "Nothing unexpected so far.",
-    "The output matches what we expected.",
-    "I have the data I need for the next step.",
-)
-
-
 # --------------------------------------------------------------------------------------------
 # The session generator
 
@@ -108,6 +90,7 @@ class Session:
 
     number: int
     kind: str
+    phrasing: str
     planned_turns: int
     turns: list[Turn]
     probes: list[Probe]
@@ -120,8 +103,9 @@ class Session:
 
 
 class SessionGenerator:
-    def __init__(self, kind: str, rng: random.Random, number: int):
-        self.kind = KIND_CLASSES[kind](rng)
+    def __init__(self, kind: str, rng: random.Random, number: int, phrasing: str = "generated"):
+        self.kind = load(phrasing).kind(kind, rng)
+        self.shape = self.kind.shape
         self.rng = rng
         self.number = number
         self.clock = START + timedelta(days=number)
@@ -146,13 +130,6 @@ class SessionGenerator:
                 self.known_ids.append(value)
                 self._probe(IDENTIFIER, (value,), (index, role))
 
-    def _listing(self) -> dict[str, Any]:
-        r = self.rng
-        return {
-            "records": [self.kind.noise_record() for _ in range(r.randint(4, 45))],
-            "page": r.randint(1, 9),
-        }
-
     def turn(self, index: int) -> Turn:
         r = self.rng
         gap = r.randint(20, 240)
@@ -174,22 +151,14 @@ class SessionGenerator:
             self._probe(LATEST_REQUEST, (request,), (index, "prompt"), key=f"r{self.request_count}")
         elif roll < 0.45 and self.known_ids:
             ref = r.choice(self.known_ids)
-            parts.append(
-                r.choice(
-                    [
-                        f"What was the status of {ref} again?",
-                        f"Also double-check {ref}.",
-                        f"Quick one: is {ref} still open?",
-                    ]
-                )
-            )
+            parts.append(r.choice(self.shape["questions"]).replace("{ref}", ref))
         else:
-            parts.append(r.choice(_FOLLOW_UPS))
+            parts.append(r.choice(self.shape["follow_ups"]))
         for k, when in enumerate(self.instruction_turns):
             if when == index:
                 parts.append(self.instructions[k])
                 self._probe(INSTRUCTION, (self.instructions[k],), (index, "prompt"))
-        turn.prompt = " ".join(parts)
+        turn.prompt = self.shape.get("prompt_joiner", " ").join(parts)
 
         if r.random() < 0.12:
             att = self.kind.attachment()
@@ -229,16 +198,14 @@ class SessionGenerator:
         completion: list[str] = []
         if r.random() < 0.3:
             choice, reason = self.kind.decision()
-            form = r.choice(["{c} because {r}.", "{c}, since {r}.", "{c} — {r}."])
-            completion.append(form.format(c=choice, r=reason))
+            form = r.choice(self.shape["decision_forms"])
+            completion.append(form.replace("{c}", choice).replace("{r}", reason))
             self._probe(DECISION, (choice, reason), (index, "completion"))
         if r.random() < 0.2:
             ids = self._new_ids(1)
-            completion.append(
-                r.choice([f"The reference for this is {ids[0]}.", f"Noted {ids[0]} for later."])
-            )
+            completion.append(r.choice(self.shape["mentions"]).replace("{id}", ids[0]))
             self._plant_ids(index, "completion", ids, completion[-1])
-        completion.append(r.choice(_PLAIN_COMPLETIONS))
+        completion.append(r.choice(self.shape["plain_completions"]))
         r.shuffle(completion)
         turn.completion = " ".join(completion)
         turn.hide_earlier = index > 3 and r.random() < 0.06
@@ -248,50 +215,62 @@ class SessionGenerator:
         r = self.rng
         roll = r.random()
         if roll < 0.15 and self.kind.file_tools:
-            tool_id, action = r.choice(self.kind.file_tools)
-            path = self.kind.file_path()
-            self._probe(ARTIFACT, (path,), (index, f"call:{k}"), action=action)
-            result = {"path": path, "ok": True, "bytes": r.randint(200, 90000), **self._listing()}
-            return Round(tool_id, {"path": path}, result, f"Next: {tool_id} on {path}.")
+            f = self.kind.file_round()
+            self._probe(ARTIFACT, (f.path,), (index, f"call:{k}"), action=f.action)
+            return Round(f.tool, f.params, f.result, f.note, mime=f.mime, hideable=True)
         tool_id = r.choice(self.kind.tools)
-        params: dict[str, Any] = {"query": " ".join(r.choice(WORDS) for _ in range(r.randint(1, 4)))}
+        params, note = self.kind.lookup()
         if roll < 0.25:
-            code, message = self.kind.error()
-            self._probe(ERROR, (code,), (index, f"result:{k}"))
+            error = self.kind.error()
+            self._probe(ERROR, (error.code,), (index, f"result:{k}"))
             return Round(
-                tool_id,
-                params,
-                f"Error: {code}: {message}",
-                "Trying the next lookup.",
-                status="error",
-                mime="text/plain",
+                tool_id, params, error.result, self.shape["error_note"], status=error.status, mime=error.mime
             )
-        note = r.choice(
-            ["Looking this up.", "Checking the records.", "One more lookup.", "Fetching the details."]
-        )
-        result = self._listing()
+        result = self.kind.listing()
         if r.random() < 0.3:
             ids = self._new_ids(1)
-            result["match"] = ids[0]
+            result = self.kind.match_result(result, ids[0])
             self._plant_ids(index, f"result:{k}", ids, ids[0])
-            note = f"The match should be {ids[0]}; confirming." if r.random() < 0.5 else note
-        return Round(tool_id, params, result, note)
+            if r.random() < 0.5:
+                note = r.choice(self.shape["match_notes"]).replace("{id}", ids[0])
+        mime = "application/json" if isinstance(result, dict) else "text/plain"
+        return Round(tool_id, params, result, note, mime=mime, hideable=True)
 
 
-def generate(*, seed: int, sessions: int, max_turns: int | None = None) -> list[Session]:
-    """``sessions`` sessions, kinds in turn (so every kind gets its share), lengths and contents
-    drawn from ``random.Random(seed)``: the same seed gives the same sessions. ``max_turns`` cuts
-    each session's planned length (the runner still plays on until two compactions)."""
+def kinds(phrasing: str = "generated") -> tuple[str, ...]:
+    """The kinds of a phrasing set, in the order sessions take them."""
+    return tuple(load(phrasing).kinds)
+
+
+KINDS = kinds()
+
+
+def generate(
+    *, seed: int, sessions: int, max_turns: int | None = None, phrasing: str = "generated"
+) -> list[Session]:
+    """``sessions`` sessions of the phrasing set ``phrasing``, kinds in turn (so every kind gets its
+    share), lengths and contents drawn from ``random.Random(seed)``: the same seed gives the same
+    sessions. ``max_turns`` cuts each session's planned length (the runner still plays on until
+    two compactions)."""
     out: list[Session] = []
+    names = kinds(phrasing)
     for number in range(sessions):
         rng = random.Random(f"{seed}:{number}")
-        kind = KINDS[number % len(KINDS)]
-        gen = SessionGenerator(kind, rng, number)
+        kind = names[number % len(names)]
+        gen = SessionGenerator(kind, rng, number, phrasing)
         planned = rng.randint(MIN_TURNS, MAX_TURNS)
         if max_turns is not None:  # a shorter subset (the test's): the same sessions, cut
             planned = min(planned, max_turns)
         turns = [gen.turn(i) for i in range(planned)]
         out.append(
-            Session(number=number, kind=kind, planned_turns=planned, turns=turns, probes=gen.probes, gen=gen)
+            Session(
+                number=number,
+                kind=kind,
+                phrasing=phrasing,
+                planned_turns=planned,
+                turns=turns,
+                probes=gen.probes,
+                gen=gen,
+            )
         )
     return out

@@ -85,6 +85,14 @@ class Command(BaseCommand):
             "--judge-checks", type=int, default=5, help="check points the judge asks about (default 5)"
         )
         q.add_argument("--json", action="store_true", help="the report as JSON")
+        q.add_argument(
+            "--phrasings",
+            default=",".join(quality.PHRASINGS),
+            help=f"phrasing sets to run, comma-separated (default {','.join(quality.PHRASINGS)})",
+        )
+        q.add_argument(
+            "--max-turns", type=int, default=None, help="cut each session's planned turns (quick runs)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         with tenancy.tenant_scope_all():  # a management command: every tenant (row-level security)
@@ -131,6 +139,12 @@ class Command(BaseCommand):
     def quality(self, options: dict[str, Any]) -> None:
         if not (1 <= options["sessions"] <= 1000 and 0 <= options["judge_checks"] <= 1000):
             raise CommandError("--sessions must be 1..1000 and --judge-checks 0..1000")
+        phrasings = tuple(p.strip() for p in options["phrasings"].split(",") if p.strip())
+        unknown = [p for p in phrasings if p not in quality.PHRASINGS]
+        if unknown or not phrasings:
+            raise CommandError(f"--phrasings: one or more of {', '.join(quality.PHRASINGS)}")
+        if options["max_turns"] is not None and not 1 <= options["max_turns"] <= 1000:
+            raise CommandError("--max-turns must be 1..1000")
         quality.run(
             self.stdout.write,
             quality.QualityOptions(
@@ -140,6 +154,8 @@ class Command(BaseCommand):
                 judge=options["judge"],
                 judge_checks=options["judge_checks"],
                 as_json=options["json"],
+                max_turns=options["max_turns"],
+                phrasings=phrasings,
             ),
         )
 
