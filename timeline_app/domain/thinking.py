@@ -10,7 +10,13 @@ Responses input. The block's shape, by ``meta.provider`` and ``meta.kind``:
 * ``anthropic`` / ``redacted_thinking``: ``meta.data`` the encrypted thinking, no ``text``;
 * ``openai`` / ``reasoning``: ``meta.id`` the item id (``rs_…``), ``meta.summary`` its summary
   parts (``[{"type": "summary_text", "text": …}]``, may be empty), ``meta.encrypted_content``
-  (a string, or absent / null when the response was stored), no ``text``.
+  (a string, or absent / null when the response was stored), no ``text``;
+* ``gemini`` / ``thought``: a thought part (``thought: true``), ``text`` its thought summary (may be
+  empty), ``meta.signature`` its ``thoughtSignature`` (base64, optional);
+* ``gemini`` / ``signature``: the ``thoughtSignature`` (``meta.signature``, base64) a Gemini reply
+  carried on its next part, the block stored right after this one (``meta.part``:
+  ``function_call`` or ``text``); no ``text``. The ``gemini_contents`` render puts it back on that
+  part.
 
 Other keys of ``meta`` are kept and ignored. A thinking block carries no binary payload and is
 not the user's.
@@ -26,6 +32,7 @@ from timeline_app.domain.blocks import THINKING, Block
 PROVIDERS: dict[str, tuple[str, ...]] = {
     "anthropic": ("thinking", "redacted_thinking"),
     "openai": ("reasoning",),
+    "gemini": ("thought", "signature"),
 }
 # The native format that sends back each provider's thinking; every other format leaves it out.
 FORMAT_PROVIDER: dict[str, str] = {"anthropic_messages": "anthropic", "openai_responses": "openai"}
@@ -64,6 +71,16 @@ def thinking_block_problems(
     if kind == "thinking":
         if not _nonempty_str(meta.get("signature")):
             problems[f"{where}.signature"] = "required: the thinking block's signature, a non-empty string"
+        return problems
+    if kind == "thought":
+        if "signature" in meta and not _nonempty_str(meta["signature"]):
+            problems[f"{where}.signature"] = "the thought signature, when given, is a non-empty string"
+        return problems
+    if kind == "signature":
+        if not _nonempty_str(meta.get("signature")):
+            problems[f"{where}.signature"] = "required: the thought signature, a non-empty string"
+        if text:
+            problems[f"{at}text"] = "a signature block has no text (its content lives in meta)"
         return problems
     if text:
         problems[f"{at}text"] = f"a {kind} block has no text (its content lives in meta)"
