@@ -175,6 +175,17 @@ def test_a_reply_that_is_no_reply_or_has_a_malformed_part_is_a_400_naming_it(own
     assert stored() == before
 
 
+def test_a_part_too_large_to_store_is_a_400_and_stores_nothing(owner, turn, settings):
+    settings.TIMELINE_MAX_META_BYTES = 2_000
+    big = message(
+        content=[{"type": "redacted_thinking", "data": "x" * 3_000}, {"type": "text", "text": "ok"}]
+    )
+    before = stored()
+    answer = owner.post(f"{BASE}/replies/", {"response": big})
+    assert answer.status_code == 400 and "blocks[0].meta" in answer.json()["error"]["details"]
+    assert stored() == before
+
+
 def test_named_contexts_take_replies_too(owner, conversation):
     answer = owner.post(f"{BASE}/contexts/attempt_a/replies/", {"response": message()})
     assert answer.status_code == 201

@@ -438,3 +438,24 @@ def test_the_gemini_native_loop(api):
         )
         rendered = api.render(conv, format="gemini_contents", system=SYSTEM)
     assert Block.objects.filter(conversation__public_id=conv, type="react.tool.result").count() == 2
+
+
+def test_a_named_context_runs_the_loop_too(api):
+    from timeline_client import get_context
+
+    conv = api.create_conversation(id="named")["id"]
+    context = get_context(api, conv, "attempt_a")
+    model = Scripted("openai_chat", chat_reply)
+    api.start_turn(conv, QUESTION, context="attempt_a")
+    while True:
+        kwargs = context.render(format="openai_chat", system=SYSTEM)
+        reply = context.record_reply(call_model("openai_chat", model, kwargs), render=kwargs)
+        if not reply["tool_calls"]:
+            break
+        context.record_tool_results(
+            {c["tool_call_id"]: run_tool(c["name"], c["input"]) for c in reply["tool_calls"]}
+        )
+    stored = Block.objects.filter(conversation__public_id=conv)
+    assert {row.timeline.name for row in stored.select_related("timeline")} == {"attempt_a"}
+    assert stored.filter(type="react.tool.result").count() == 2
+    assert RenderUsage.objects.filter(conversation__public_id=conv).count() == 2

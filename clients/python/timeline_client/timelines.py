@@ -98,6 +98,56 @@ def attachment(
     return item
 
 
+def reply_body(
+    response: Any,
+    *,
+    render: RenderAnswer | NativeRequest | str | None = None,
+    tools: Iterable[str] = (),
+    model: str | None = None,
+) -> dict[str, Any]:
+    """The body of ``POST …/replies/`` for a reply (an SDK object, its dict, or a
+    :class:`ModelCall`, whose render is taken when ``render`` is not given)."""
+    if isinstance(response, ModelCall):
+        render = render if render is not None else response.render
+        response = response.reply
+    body: dict[str, Any] = {"response": _plain(response), "tools": list(tools)}
+    if render is not None:
+        if isinstance(render, NativeRequest):
+            render = render.render
+        render_id = render if isinstance(render, str) else render["render_id"]
+        if render_id is not None:
+            body["render_id"] = render_id
+    if model is not None:
+        body["model"] = model
+    return body
+
+
+def tool_results_body(
+    results: Mapping[str, Any],
+    *,
+    errors: Iterable[str] | Mapping[str, Any] = (),
+    images: Mapping[str, Iterable[tuple[str, bytes]]] | None = None,
+) -> dict[str, Any]:
+    """The body of ``POST …/tool-results/``: ``{call_id: output}``, the failed call ids (or
+    ``{call_id: error output}``), images by call id."""
+    outputs = dict(results)
+    failed = set(errors)
+    if isinstance(errors, Mapping):
+        outputs.update(errors)
+    extra = images or {}
+    items = []
+    for call_id in dict.fromkeys([*outputs, *extra]):
+        item: dict[str, Any] = {"tool_call_id": call_id, "output": outputs.get(call_id, "")}
+        if call_id in failed:
+            item["is_error"] = True
+        if call_id in extra:
+            item["images"] = [
+                {"mime": mime, "base64": base64.b64encode(data).decode()} for mime, data in extra[call_id]
+            ]
+        items.append(item)
+    return {"results": items}
+
+
 class TimelineClient:
     """Typed access to ``/api/v1`` (answers: ``timeline_client.types``). Every method raises
     ``TimelineAPIError`` on a 4xx/5xx answer and ``TimelineUnavailable`` when it got no answer.
@@ -402,18 +452,7 @@ class TimelineClient:
         reply's usage becomes that render's usage report. Answers the stored blocks and
         ``tool_calls``, the calls to run (``tool_call_id``, ``name``, ``input``). Safe to repeat:
         the same reply stores nothing twice."""
-        if isinstance(response, ModelCall):
-            render = render if render is not None else response.render
-            response = response.reply
-        body: dict[str, Any] = {"response": _plain(response), "tools": list(tools)}
-        if render is not None:
-            if isinstance(render, NativeRequest):
-                render = render.render
-            render_id = render if isinstance(render, str) else render["render_id"]
-            if render_id is not None:
-                body["render_id"] = render_id
-        if model is not None:
-            body["model"] = model
+        body = reply_body(response, render=render, tools=tools, model=model)
         path = self._path(conversation, context, "replies/")
         return self.transport.call(ReplyAnswer, "POST", path, json=body)
 
@@ -430,23 +469,9 @@ class TimelineClient:
         an output text or any JSON value. ``errors``: the call ids whose output is an error, or
         ``{call_id: error output}`` (merged into ``results``); ``images``: ``{call_id: [(mime,
         bytes), …]}``. An unknown call id is refused (400 naming it); repeating is safe."""
-        outputs = dict(results)
-        failed = set(errors)
-        if isinstance(errors, Mapping):
-            outputs.update(errors)
-        extra = images or {}
-        items = []
-        for call_id in dict.fromkeys([*outputs, *extra]):
-            item: dict[str, Any] = {"tool_call_id": call_id, "output": outputs.get(call_id, "")}
-            if call_id in failed:
-                item["is_error"] = True
-            if call_id in extra:
-                item["images"] = [
-                    {"mime": mime, "base64": base64.b64encode(data).decode()} for mime, data in extra[call_id]
-                ]
-            items.append(item)
+        body = tool_results_body(results, errors=errors, images=images)
         path = self._path(conversation, context, "tool-results/")
-        return self.transport.call(BlocksAnswer, "POST", path, json={"results": items})["blocks"]
+        return self.transport.call(BlocksAnswer, "POST", path, json=body)["blocks"]
 
     # -- the seed's retry loop
 
