@@ -186,6 +186,20 @@ def test_a_part_too_large_to_store_is_a_400_and_stores_nothing(owner, turn, sett
     assert stored() == before
 
 
+def test_a_text_over_the_block_limit_is_a_400_on_both_writes_and_stores_nothing(owner, turn, settings):
+    owner.post(f"{BASE}/replies/", {"response": message()})
+    settings.TIMELINE_MAX_BLOCK_TEXT_CHARS = 100
+    before = stored()
+    long_reply = message("msg_2", content=[{"type": "text", "text": "x" * 101}], stop_reason="end_turn")
+    answer = owner.post(f"{BASE}/replies/", {"response": long_reply})
+    assert answer.status_code == 400 and "blocks[0].text" in answer.json()["error"]["details"]
+    result = owner.post(
+        f"{BASE}/tool-results/", {"results": [{"tool_call_id": "toolu_a", "output": "y" * 101}]}
+    )
+    assert result.status_code == 400 and "results[0].output" in result.json()["error"]["details"]
+    assert stored() == before
+
+
 def test_named_contexts_take_replies_too(owner, conversation):
     answer = owner.post(f"{BASE}/contexts/attempt_a/replies/", {"response": message()})
     assert answer.status_code == 201

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 
 from timeline_app import selectors
@@ -72,6 +73,13 @@ def reply_record(
         for k, nb in enumerate(reply.blocks)
         if (problem := meta_problem(nb.meta, limits))
     }
+    problems.update(
+        {
+            f"blocks[{k}].text": f"text over the limit of {settings.TIMELINE_MAX_BLOCK_TEXT_CHARS} characters"
+            for k, nb in enumerate(reply.blocks)
+            if len(nb.text) > settings.TIMELINE_MAX_BLOCK_TEXT_CHARS
+        }
+    )
     if problems:
         raise InvalidInput("a part of the reply is too large to store", details=problems)
     with transaction.atomic(savepoint=False):
@@ -147,8 +155,12 @@ def tool_results_record(*, timeline: Timeline, results: Sequence[NewToolResult])
             problems[
                 f"results[{i}].tool_call_id" if key == "meta.tool_call_id" else f"results[{i}].{key}"
             ] = message
+        if len(_result_text(result.output)[1]) > settings.TIMELINE_MAX_BLOCK_TEXT_CHARS:
+            problems[f"results[{i}].output"] = (
+                f"text over the limit of {settings.TIMELINE_MAX_BLOCK_TEXT_CHARS} characters"
+            )
     if problems:
-        raise InvalidInput("a tool result does not answer a stored tool call", details=problems)
+        raise InvalidInput("a tool result cannot be stored", details=problems)
     new: list[NewBlock] = []
     for result in results:
         call = calls[result.tool_call_id]
