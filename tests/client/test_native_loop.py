@@ -459,3 +459,26 @@ def test_a_named_context_runs_the_loop_too(api):
     assert {row.timeline.name for row in stored.select_related("timeline")} == {"attempt_a"}
     assert stored.filter(type="react.tool.result").count() == 2
     assert RenderUsage.objects.filter(conversation__public_id=conv).count() == 2
+
+
+def test_record_tool_results_takes_error_outputs_and_images_by_call_id():
+    from timeline_client.timelines import tool_results_body
+
+    body = tool_results_body(
+        {"call_1": {"ok": True}},
+        errors={"call_2": "timed out"},
+        images={"call_1": [("image/png", b"\x89PNG")]},
+    )
+    assert body == {
+        "results": [
+            {
+                "tool_call_id": "call_1",
+                "output": {"ok": True},
+                "images": [{"mime": "image/png", "base64": "iVBORw=="}],
+            },
+            {"tool_call_id": "call_2", "output": "timed out", "is_error": True},
+        ]
+    }
+    assert tool_results_body({"call_1": "x"}, errors=["call_1"])["results"] == [
+        {"tool_call_id": "call_1", "output": "x", "is_error": True}
+    ]
