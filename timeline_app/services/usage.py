@@ -122,10 +122,11 @@ def _usage_body(body: Mapping[str, Any]) -> tuple[str, str, Any]:
 
 
 def render_usage_report(
-    *, timeline: Timeline, render_id: str, body: Mapping[str, Any], now: datetime
+    *, timeline: Timeline, render_id: str, body: Mapping[str, Any], now: datetime, durable: bool = True
 ) -> tuple[RenderUsage, bool]:
     """Record what the provider billed for one render: ``(row, created)``. The same report again
-    answers the stored row; a different one for the same render is a conflict."""
+    answers the stored row; a different one for the same render is a conflict. ``durable=False``:
+    part of the caller's transaction (a reply stored with its usage), the row saved in a savepoint."""
     reported = {key: body[key] for key in ("usage", "model", "cache_miss_reason") if key in body}
     model, reason, raw_usage = _usage_body(body)
     try:
@@ -162,7 +163,7 @@ def render_usage_report(
         tokens.cache_read / 100
     )
     try:
-        with transaction.atomic(durable=True):
+        with transaction.atomic(durable=durable):
             row.save()
     except IntegrityError:  # a concurrent report of the same render won
         existing = selectors.usage_for_render(timeline=timeline, render_id=render_id)
