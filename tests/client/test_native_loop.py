@@ -8,6 +8,7 @@ of a conversation whose replies were stored by the hand-written mapping the docs
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections.abc import Callable
@@ -18,7 +19,13 @@ import httpx2
 import openai
 import pytest
 from google import genai
-from timeline_client import TimelineAPIError, TimelineClient, provider_tool_name, timeline_tool_name
+from timeline_client import (
+    TimelineAPIError,
+    TimelineClient,
+    gemini_tool_name,
+    provider_tool_name,
+    timeline_tool_name,
+)
 from timeline_client.thinking import thinking_block
 
 from timeline_app.benchmarks.sdk_types import sdk_type_errors
@@ -343,20 +350,41 @@ def test_a_result_for_a_call_the_conversation_does_not_know_is_refused_by_name(a
 
 # ---------------------------------------------------------------- Gemini
 
+# Signatures whose standard base64 has "+" and "/": the SDK's JSON (its dump, its wire) writes
+# them URL-safe, the service keeps them standard; the bytes must survive the round.
+ANSWER_SIGNATURE = base64.b64encode(b"\xfa\xfb\xfcanswer").decode()
+CALL_SIGNATURE = base64.b64encode(b"\xfe\xffcall").decode()
+GEMINI_TOOLS = [
+    genai.types.Tool(
+        function_declarations=[
+            genai.types.FunctionDeclaration(
+                name=gemini_tool_name(provider_tool_name(n)), parameters_json_schema=SCHEMA
+            )
+            for n in DECLARED
+        ]
+    )
+]
+
 
 def gemini_reply(n: int, answered: bool) -> dict[str, Any]:
     if answered:
-        parts: list[dict[str, Any]] = [
-            {"text": "Both ship tomorrow.", "thoughtSignature": "c2lnLWFuc3dlcg=="}
-        ]
+        parts: list[dict[str, Any]] = [{"text": "Both ship tomorrow.", "thoughtSignature": ANSWER_SIGNATURE}]
     else:
         parts = [
             {"text": f"Step {n}.", "thought": True},
             {
-                "functionCall": {"name": provider_tool_name(DECLARED[0]), "args": {"order": "1001"}},
-                "thoughtSignature": "c2lnLWNhbGw=",
+                "functionCall": {
+                    "name": gemini_tool_name(provider_tool_name(DECLARED[0])),
+                    "args": {"order": "1001"},
+                },
+                "thoughtSignature": CALL_SIGNATURE,
             },
-            {"functionCall": {"name": provider_tool_name(DECLARED[1]), "args": {"order": "1002"}}},
+            {
+                "functionCall": {
+                    "name": gemini_tool_name(provider_tool_name(DECLARED[1])),
+                    "args": {"order": "1002"},
+                }
+            },
         ]
     return {
         "responseId": f"gem_{n}",
@@ -364,8 +392,11 @@ def gemini_reply(n: int, answered: bool) -> dict[str, Any]:
         "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
         "usageMetadata": {
             "promptTokenCount": 900 + n,
+            "cachedContentTokenCount": 0,
             "candidatesTokenCount": 30,
-            "totalTokenCount": 930 + n,
+            "thoughtsTokenCount": 10,
+            "totalTokenCount": 940 + n,
+            "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 900 + n}],
         },
     }
 
@@ -375,9 +406,73 @@ def gemini_client(handler: Callable[[httpx2.Request], httpx2.Response]) -> genai
     return genai.Client(api_key="test", http_options=genai.types.HttpOptions(httpx_client=http))
 
 
+def _plain_bytes(value: Any) -> Any:
+    """SDK data as JSON, bytes as standard base64 (what the render writes)."""
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    if isinstance(value, dict):
+        return {k: _plain_bytes(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain_bytes(v) for v in value]
+    return value
+
+
+def gemini_model_content(answer: dict[str, Any]) -> list[dict[str, Any]]:
+    """An answer's parts as a request sends them back: snake_case, signatures standard base64,
+    function calls without their id (the service gives one to a call that came without)."""
+    content = genai.types.Content.model_validate(answer["candidates"][0]["content"])
+    parts = _plain_bytes(content.model_dump(mode="python", exclude_none=True))["parts"]
+    for part in parts:
+        part.get("function_call", {}).pop("id", None)
+    return parts
+
+
+class ScriptedGemini:
+    """``models.generate_content`` behind a mock transport: each request read through the SDK's
+    types and checked (``violations``, ``sdk_type_errors``); every earlier answer must come back
+    as the same model content, each thought signature on the part that carried it."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.answers: list[dict[str, Any]] = []
+        self.sent_back = 0  # earlier answers found unchanged in a request
+
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(request.content)
+        contents = [
+            _plain_bytes(genai.types.Content.model_validate(c).model_dump(mode="python", exclude_none=True))
+            for c in body["contents"]
+        ]
+        problems = violations("gemini_contents", {"contents": contents}) + sdk_type_errors(
+            "gemini_contents", {"contents": contents}
+        )
+        assert not problems, problems
+        models = [c["parts"] for c in contents if c["role"] == "model"]
+        for answer in self.answers:
+            expected = gemini_model_content(answer)
+            for parts in models:
+                without_ids = [
+                    {**p, "function_call": {k: v for k, v in p["function_call"].items() if k != "id"}}
+                    if "function_call" in p
+                    else p
+                    for p in parts
+                ]
+                if without_ids == expected:
+                    assert all(p["function_call"].get("id") for p in parts if "function_call" in p)
+                    self.sent_back += 1
+                    break
+            else:
+                raise AssertionError(f"answer {answer['responseId']} not sent back as it came: {models}")
+        answered = any("function_response" in part for part in contents[-1]["parts"])
+        self.calls += 1
+        answer = gemini_reply(self.calls, answered)
+        self.answers.append(answer)
+        return httpx2.Response(200, json=answer)
+
+
 def test_a_gemini_reply_is_stored_with_its_thought_signatures_and_calls(api):
-    """Reply parsing on the real google-genai SDK. The request here is written by hand: the
-    ``gemini_contents`` render is another branch's (issue 31); the loop test below runs it."""
+    """Reply parsing on the real google-genai SDK: i31a's thinking representation (provider
+    ``google``), signatures as standard base64 although the SDK dumps them URL-safe."""
     conv = api.create_conversation(id="gemini")["id"]
     api.start_turn(conv, QUESTION, turn_id="t1")
     answers = iter([gemini_reply(1, False), gemini_reply(2, True)])
@@ -389,55 +484,112 @@ def test_a_gemini_reply_is_stored_with_its_thought_signatures_and_calls(api):
     api.record_tool_results(conv, outputs)
     final = api.record_reply(conv, client.models.generate_content(model="gemini-2.5-flash", contents="…"))
 
-    assert [(b["type"], b["meta"].get("kind")) for b in reply["blocks"]] == [
-        ("react.thinking", "thought"),
-        ("react.thinking", "signature"),
-        ("react.tool.call", None),
-        ("react.tool.call", None),
+    assert [(b["type"], b["meta"].get("provider"), b["meta"].get("kind")) for b in reply["blocks"]] == [
+        ("react.thinking", "google", "thought"),
+        ("react.thinking", "google", "signature"),
+        ("react.tool.call", None, None),
+        ("react.tool.call", None, None),
     ]
-    assert reply["blocks"][1]["meta"]["signature"] == "c2lnLWNhbGw="
+    assert reply["blocks"][1]["meta"]["signature"] == CALL_SIGNATURE
     assert [c["name"] for c in reply["tool_calls"]] == DECLARED
     assert [c["tool_call_id"] for c in reply["tool_calls"]] == ["gem_1-call-1", "gem_1-call-2"]
     assert [b["type"] for b in final["blocks"]] == ["react.thinking", "assistant.completion"]
+    assert final["blocks"][0]["meta"]["signature"] == ANSWER_SIGNATURE
     results = Block.objects.filter(conversation__public_id=conv, type="react.tool.result").order_by("seq")
     assert [r.meta["tool_call_id"] for r in results] == list(outputs)
 
 
 def test_the_gemini_native_loop(api):
+    """render → generate_content → record_reply (usage reported) → tools → record_tool_results, two
+    turns: every request valid, every answer back as the same model content (signatures on their
+    parts), each call's usage its render's report, priced as Gemini; the client's thinking_block
+    mapping (the Gemini example's, before record_reply) stores the same render."""
     conv = api.create_conversation(id="gemini-loop")["id"]
-    api.start_turn(conv, QUESTION, turn_id="t1")
-    try:
-        rendered = api.render(conv, format="gemini_contents", system=SYSTEM)
-    except TimelineAPIError as exc:
-        if exc.status != 400 or "format" not in exc.details:
-            raise
-        pytest.skip(
-            "the gemini_contents render format is built in another branch (issue 31): runs after the merge"
-        )
-    answers = iter([gemini_reply(1, False), gemini_reply(2, True)])
-    client = gemini_client(lambda request: httpx2.Response(200, json=next(answers)))
-    tools = [
-        genai.types.Tool(
-            function_declarations=[
-                genai.types.FunctionDeclaration(name=provider_tool_name(n), parameters_json_schema=SCHEMA)
-                for n in DECLARED
-            ]
-        )
+    model = ScriptedGemini()
+    client = gemini_client(model)
+    for turn in ("t1", "t2"):
+        api.start_turn(conv, QUESTION, turn_id=turn)
+        while True:
+            kwargs = api.render(conv, format="gemini_contents", system=SYSTEM, model="gemini-2.5-flash")
+            response = client.models.generate_content(
+                model="gemini-2.5-flash",
+                contents=kwargs["contents"],
+                config={**kwargs["config"], "tools": GEMINI_TOOLS},
+            )
+            reply = api.record_reply(conv, response, render=kwargs)
+            # The client's usage report of the same call reads it as record_reply did: a replay.
+            assert api.report_usage(kwargs, response) == reply["usage"]
+            if not reply["tool_calls"]:
+                break
+            api.record_tool_results(
+                conv, {c["tool_call_id"]: run_tool(c["name"], c["input"]) for c in reply["tool_calls"]}
+            )
+    assert model.calls == 4 and model.sent_back == 0 + 1 + 2 + 3
+    usages = RenderUsage.objects.filter(conversation__public_id=conv).order_by("id")
+    assert [(u.provider, u.priced_model, u.uncached_input_tokens, u.output_tokens) for u in usages] == [
+        ("google", "gemini-2.5-flash", 900 + n, 40) for n in range(1, 5)
     ]
-    while True:
-        request = rendered["request"]
-        config = {**(request.get("config") or {}), "tools": tools}
-        response = client.models.generate_content(
-            model="gemini-2.5-flash", contents=request["contents"], config=config
+    assert all(
+        u.reported["usage"]
+        == {
+            "prompt_token_count": 900 + n,
+            "cached_content_token_count": 0,
+            "candidates_token_count": 30,
+            "thoughts_token_count": 10,
+            "total_token_count": 940 + n,
+        }
+        for n, u in enumerate(usages, start=1)
+    )
+
+    # The hand mapping with timeline_client.thinking.thinking_block stores what record_reply stores.
+    by_hand = api.create_conversation(id="gemini-by-hand")["id"]
+    for turn, answers in (("t1", model.answers[:2]), ("t2", model.answers[2:])):
+        api.start_turn(by_hand, QUESTION, turn_id=turn)
+        for answer in answers:
+            gemini_by_hand(api, by_hand, answer)
+    mine = api.render(conv, format="gemini_contents", system=SYSTEM)
+    theirs = api.render(by_hand, format="gemini_contents", system=SYSTEM)
+    assert same_but_start_times(mine, theirs)
+
+
+def gemini_by_hand(api: TimelineClient, conv: str, answer: dict[str, Any]) -> None:
+    response = genai.types.GenerateContentResponse.model_validate(answer)
+    parts = response.candidates[0].content.parts  # type: ignore[index,union-attr]
+    blocks: list[dict[str, Any]] = []
+    calls = [p.function_call for p in parts if p.function_call is not None]
+    for part in parts:
+        thinking = thinking_block(part)
+        if thinking is not None:
+            blocks.append(thinking)
+        if part.function_call is not None:
+            n = len([b for b in blocks if b["type"] == "react.tool.call"]) + 1
+            name = timeline_tool_name(part.function_call.name or "", declared=DECLARED)
+            meta = {"tool_call_id": f"{answer['responseId']}-call-{n}", "tool_id": name}
+            text = json.dumps({"tool_id": name, "params": part.function_call.args})
+            blocks.append(
+                {
+                    "type": "react.tool.call",
+                    "author": "react",
+                    "mime": "application/json",
+                    "text": text,
+                    "meta": meta,
+                }
+            )
+        elif part.text and not part.thought:
+            blocks.append({"type": "assistant.completion", "author": "assistant", "text": part.text})
+    for call in [b for b in blocks if b["type"] == "react.tool.call"]:
+        arguments = json.loads(call["text"])["params"]
+        blocks.append(
+            {
+                "type": "react.tool.result",
+                "author": "tool",
+                "mime": "text/plain",
+                "text": run_tool(call["meta"]["tool_id"], arguments),
+                "meta": dict(call["meta"]),
+            }
         )
-        reply = api.record_reply(conv, response, render=rendered)
-        if not reply["tool_calls"]:
-            break
-        api.record_tool_results(
-            conv, {c["tool_call_id"]: run_tool(c["name"], c["input"]) for c in reply["tool_calls"]}
-        )
-        rendered = api.render(conv, format="gemini_contents", system=SYSTEM)
-    assert Block.objects.filter(conversation__public_id=conv, type="react.tool.result").count() == 2
+    assert len(calls) == len([b for b in blocks if b["type"] == "react.tool.result"])
+    api.contribute(conv, blocks)
 
 
 def test_a_named_context_runs_the_loop_too(api):

@@ -65,9 +65,7 @@ class ReplyOut(s.BlocksOut):
     response_id = serializers.CharField()
     format = serializers.ChoiceField(choices=["anthropic", "openai_responses", "openai_chat", "gemini"])
     tool_calls = ToolCallOut(many=True, help_text="the calls the agent now has to run, in order")
-    usage = UsageOut(
-        allow_null=True, help_text="the render's usage report (null without `render_id`, or for Gemini)"
-    )
+    usage = UsageOut(allow_null=True, help_text="the render's usage report (null without `render_id`)")
 
 
 class ImageIn(StrictSerializer):

@@ -92,21 +92,13 @@ def reply_record(
 
 def _report(
     *, timeline: Timeline, reply: Reply, render_id: str, model: str | None, now: datetime
-) -> RenderUsage | None:
+) -> RenderUsage:
     if reply.usage is None:
         raise InvalidInput(
             "the reply carries no usage to report on the render", details={"response.usage": "required"}
         )
     body = {"usage": reply.usage, "model": model or reply.model}
-    try:
-        row, _ = render_usage_report(
-            timeline=timeline, render_id=render_id, body=body, now=now, durable=False
-        )
-    except InvalidInput:
-        if reply.format == "gemini":
-            # The cost model reads Anthropic's and OpenAI's usage objects; Gemini's is not priced yet.
-            return None
-        raise
+    row, _ = render_usage_report(timeline=timeline, render_id=render_id, body=body, now=now, durable=False)
     return row
 
 

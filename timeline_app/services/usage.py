@@ -34,7 +34,13 @@ from timeline_app.rendering.usage.forecast import (
     forecast_usage,
 )
 from timeline_app.rendering.usage.pricing import Price, call_cost, cost_without_cache, price_for, price_table
-from timeline_app.rendering.usage.reported import CACHE_MISS_REASONS, UsageError, read_usage
+from timeline_app.rendering.usage.reported import (
+    CACHE_MISS_REASONS,
+    UsageError,
+    gemini_usage,
+    is_gemini_usage,
+    read_usage,
+)
 from timeline_app.rendering.usage.requests import format_provider, native_anthropic_request, rendered_request
 
 # A forecast read the provider gave less than this share of is a miss (token counts are estimates).
@@ -129,6 +135,8 @@ def render_usage_report(
     part of the caller's transaction (a reply stored with its usage), the row saved in a savepoint."""
     reported = {key: body[key] for key in ("usage", "model", "cache_miss_reason") if key in body}
     model, reason, raw_usage = _usage_body(body)
+    if is_gemini_usage(raw_usage):  # one reading, however the usage_metadata came
+        reported["usage"] = gemini_usage(raw_usage)
     try:
         usage = read_usage(raw_usage)
     except UsageError as exc:

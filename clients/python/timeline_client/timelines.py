@@ -77,14 +77,12 @@ def usage_of(response: Any) -> tuple[dict[str, Any], str]:
         raise TypeError("expected an SDK response, its dict, or a usage object")
     if any(key in data for key in USAGE_KEYS):
         return data, ""
-    # Gemini's GenerateContentResponse: ``usage_metadata`` and ``model_version``.
+    # Gemini's GenerateContentResponse: ``usage_metadata`` and ``model_version``. Its usage goes as
+    # the SDK dumps it: the service reads it (and keeps it) as it reads the one in a reply given to
+    # ``record_reply``, so the same call reported both ways is the same report.
     usage = _plain(data.get("usage", data.get("usage_metadata")))
     if not isinstance(usage, dict):
         raise ValueError("the response carries no usage object")
-    if "prompt_token_count" in usage:
-        usage = {
-            key: value for key, value in usage.items() if value is not None and not isinstance(value, list)
-        }
     model = data.get("model", data.get("model_version"))
     return usage, model if isinstance(model, str) else ""
 

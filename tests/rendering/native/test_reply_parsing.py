@@ -42,9 +42,49 @@ def test_a_gemini_reply_in_either_spelling_gives_the_same_blocks(style):
         ("react.tool.call", None),
         ("react.tool.call", None),
     ]
-    assert reply.blocks[0].meta["signature"] == "c2ln" and reply.blocks[1].meta["part"] == "function_call"
+    # i31a's representation: provider google, the signature's block right before its call's.
+    assert [b.meta["provider"] for b in reply.blocks[:2]] == ["google", "google"]
+    assert reply.blocks[0].meta["signature"] == "c2ln" and reply.blocks[1].meta["signature"] == "c2lnMg=="
+    assert set(reply.blocks[1].meta) == {"provider", "kind", "signature", "reply"}
     assert [(c.tool_call_id, c.name) for c in reply.calls] == [("r1-call-1", LONG), ("fc_7", "search")]
     assert [b.client_id for b in reply.blocks] == [f"reply:r1:{k}" for k in range(4)]
+    # Gemini's usage as POST …/usage/ keeps it, whichever spelling came.
+    assert reply.usage == {"prompt_token_count": 3}
+
+
+def gemini_parts(*parts: dict) -> dict:
+    return {"responseId": "r2", "candidates": [{"content": {"role": "model", "parts": list(parts)}}]}
+
+
+def test_a_url_safe_signature_the_sdk_dumps_is_stored_as_standard_base64():
+    # google-genai's model_dump(mode="json") writes bytes URL-safe: b"\xfa\xfb\xfc\xfd\xfe\xff".
+    reply = parse_reply(gemini_parts({"functionCall": {"name": "search"}, "thought_signature": "-vv8_f7_"}))
+    assert reply.blocks[0].meta["signature"] == "+vv8/f7/"
+
+
+@pytest.mark.parametrize("signature", ["not base64!", "", 7])
+def test_a_signature_that_is_no_base64_is_refused_naming_its_part(signature):
+    with pytest.raises(ReplyError) as refused:
+        parse_reply(gemini_parts({"text": "a"}, {"text": "b", "thoughtSignature": signature}))
+    assert refused.value.field == "response.candidates[0].content.parts[1].thoughtSignature"
+
+
+def test_a_signature_is_stored_only_before_a_part_that_renders():
+    """A signature on an empty closing text (nothing renders to carry it) is not stored: kept, it
+    would land on the next part rendered instead. An empty thought without a signature says nothing."""
+    reply = parse_reply(
+        gemini_parts(
+            {"text": "", "thought": True},
+            {"functionCall": {"name": "search"}},
+            {"text": " ", "thoughtSignature": "c2ln"},
+        )
+    )
+    assert [b.type for b in reply.blocks] == ["react.tool.call"]
+    answered = parse_reply(gemini_parts({"text": "Done.", "thoughtSignature": "c2ln"}))
+    assert [(b.type, b.meta.get("kind")) for b in answered.blocks] == [
+        ("react.thinking", "signature"),
+        ("assistant.completion", None),
+    ]
 
 
 def test_a_shortened_name_maps_back_only_against_the_declared_names():

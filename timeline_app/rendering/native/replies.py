@@ -10,14 +10,18 @@ Accepted (the JSON of the SDK objects; ``model_dump(mode="json")`` of them gives
   ``refusal``, ``tool_calls``); ``usage``.
 * Gemini ``GenerateContentResponse`` (``candidates``; camelCase as the API sends it or snake_case
   as the SDK dumps it): ``candidates[0].content.parts`` (``text``, ``thought``,
-  ``thoughtSignature``, ``functionCall``); ``usageMetadata``.
+  ``thoughtSignature``, ``functionCall``); ``usageMetadata`` (read as ``POST …/usage/`` reads it:
+  ``rendering/usage/reported.gemini_usage``).
 
 The blocks, in the reply's order:
 
 * thinking (Anthropic ``thinking`` / ``redacted_thinking``, an OpenAI ``reasoning`` item, a Gemini
   thought part or a thought signature on another part) → ``react.thinking`` with the provider's
-  opaque data (``domain/thinking.py``); a Gemini signature carried by a text or call part becomes a
-  ``gemini`` / ``signature`` block right before that part's block;
+  opaque data (``domain/thinking.py``): a Gemini thought → ``google`` / ``thought`` (its text, its
+  signature), a signature carried by a call or text part → ``google`` / ``signature`` right before
+  that part's block, so the ``gemini_contents`` render puts it back on that part (signatures as
+  standard base64, whichever alphabet the reply used; one on an empty text part, which renders
+  nothing, is not stored);
 * text, when the reply calls tools → ``react.notes`` (author ``react``); when it calls none → the
   turn's ``assistant.completion`` (author ``assistant``; an empty reply stores one empty
   completion, so the turn is answered); a refusal is text too (``meta.refusal: true``);
@@ -33,6 +37,8 @@ is a conflict).
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -42,6 +48,7 @@ from typing import Any, Literal
 from timeline_app.domain import blocks as b
 from timeline_app.domain.contributions import NewBlock
 
+from ..usage.reported import gemini_usage
 from .tool_names import timeline_tool_name
 
 ReplyFormat = Literal["anthropic", "openai_responses", "openai_chat", "gemini"]
@@ -249,6 +256,19 @@ def _chat_parts(response: Mapping[str, Any]) -> list[_Part]:
     return parts
 
 
+def _signature(value: Any, where: str) -> str:
+    """A thought signature as standard base64, as ``react.thinking`` keeps it: the API sends
+    standard base64, the google-genai SDK's JSON dump URL-safe base64; both decode to the same bytes."""
+    text = _str(value, where)
+    try:
+        raw = base64.b64decode(text.replace("-", "+").replace("_", "/"), validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise ReplyError(f"{where} is not base64", where) from exc
+    if not raw:
+        raise ReplyError(f"{where} is empty", where)
+    return base64.b64encode(raw).decode("ascii")
+
+
 def _gemini_parts(response: Mapping[str, Any], response_id: str) -> list[_Part]:
     candidates = _list(response.get("candidates"), "response.candidates")
     content = _get(candidates[0], "content") if candidates else None
@@ -256,25 +276,25 @@ def _gemini_parts(response: Mapping[str, Any], response_id: str) -> list[_Part]:
     calls = 0
     for k, part in enumerate(_list(_get(content, "parts"), "response.candidates[0].content.parts")):
         where = f"response.candidates[0].content.parts[{k}]"
-        signature = _get(part, "thoughtSignature", "thought_signature")
-        if signature is not None:
-            _str(signature, f"{where}.thoughtSignature")
+        raw_signature = _get(part, "thoughtSignature", "thought_signature")
+        signature = None if raw_signature is None else _signature(raw_signature, f"{where}.thoughtSignature")
         if _get(part, "thought") is True:
-            meta: dict[str, Any] = {"provider": "gemini", "kind": "thought"}
+            text = _str(_get(part, "text") or "", f"{where}.text")
+            meta: dict[str, Any] = {"provider": "google", "kind": "thought"}
             if signature:
                 meta["signature"] = signature
-            parts.append(("thinking", meta, _str(_get(part, "text") or "", f"{where}.text")))
+            if text or signature:  # an empty thought without a signature says nothing
+                parts.append(("thinking", meta, text))
             continue
         call = _get(part, "functionCall", "function_call")
         text = _get(part, "text")
-        if signature and (call is not None or text is not None):
-            signed = "function_call" if call is not None else "text"
+        # The signature goes back on the part rendered from the very next block: store it only
+        # before a block that renders (a call, a text with something in it); Gemini requires it
+        # on function calls alone, and on an empty closing text there is no part to carry it.
+        renders = call is not None or (isinstance(text, str) and bool(text.strip()))
+        if signature and renders:
             parts.append(
-                (
-                    "thinking",
-                    {"provider": "gemini", "kind": "signature", "signature": signature, "part": signed},
-                    "",
-                )
+                ("thinking", {"provider": "google", "kind": "signature", "signature": signature}, "")
             )
         if call is not None:
             calls += 1
@@ -332,6 +352,8 @@ def parse_reply(response: Mapping[str, Any], *, declared: Sequence[str] = ()) ->
         )
     model = _get(response, "model", "modelVersion", "model_version")
     usage = _get(response, "usage", "usageMetadata", "usage_metadata")
+    if fmt == "gemini" and isinstance(usage, Mapping):
+        usage = gemini_usage(usage)
     if fmt == "anthropic":
         parts = _anthropic_parts(response)
     elif fmt == "openai_responses":
