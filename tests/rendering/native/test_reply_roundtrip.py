@@ -3,14 +3,16 @@ refusals, empty text) is read into blocks (``rendering/native/replies.py``) that
 its provider's native format, as the same assistant message. "The same" up to what the providers
 themselves require of a request: empty texts left out (the APIs reject them), Anthropic thinking
 first, a reasoning item only before an item of its message, a refusal sent back as the assistant's
-text, arguments as canonical JSON."""
+text, arguments as canonical JSON; Gemini's thought signatures on the parts that carried them."""
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
 import anthropic.types
+import google.genai.types
 import openai.types.chat
 import openai.types.responses
 from hypothesis import given, settings
@@ -22,7 +24,7 @@ from timeline_app.domain.blocks import Block
 from timeline_app.domain.costs import block_tokens
 from timeline_app.rendering.native import render_native
 from timeline_app.rendering.native.replies import parse_reply
-from timeline_app.rendering.native.tool_names import provider_tool_name
+from timeline_app.rendering.native.tool_names import gemini_tool_name, provider_tool_id, provider_tool_name
 
 DECLARED = ["orders.lookup", "search", "fs-read", "tools." + "very_long_name." * 6]
 TEXTS = st.one_of(st.just(""), st.just("  \n"), st.text(min_size=1, max_size=30))
@@ -298,6 +300,87 @@ def chat_expected(reply: dict[str, Any]) -> list[dict[str, Any]]:
 def test_a_chat_completion_renders_back_as_the_same_assistant_message(reply):
     messages = render_native(stored(reply), format="openai_chat").request["messages"]
     assert [m for m in messages if m["role"] == "assistant"] == chat_expected(reply)
+
+
+# ---------------------------------------------------------------- Gemini
+
+SIGNATURES = st.one_of(st.none(), st.binary(min_size=1, max_size=9))
+
+
+def _signed(part: dict[str, Any], signature: bytes | None) -> dict[str, Any]:
+    return {**part, "thoughtSignature": base64.b64encode(signature).decode()} if signature else part
+
+
+GEMINI_PART = st.one_of(
+    st.builds(lambda t, s: _signed({"text": t, "thought": True}, s), TEXTS, SIGNATURES),
+    st.builds(lambda t, s: _signed({"text": t}, s), TEXTS, SIGNATURES),
+    st.builds(
+        lambda n, a, with_id, s: _signed(
+            {"functionCall": {"name": gemini_tool_name(n), "args": a, **({"id": ""} if with_id else {})}}, s
+        ),
+        NAMES,
+        ARGS,
+        st.booleans(),
+        SIGNATURES,
+    ),
+)
+
+
+@st.composite
+def gemini_replies(draw: Any) -> dict[str, Any]:
+    parts = draw(st.lists(GEMINI_PART, max_size=7))
+    _unique_ids(
+        [p["functionCall"] for p in parts if "functionCall" in p], "id", draw(st.lists(IDS, min_size=1))
+    )
+    response = {
+        "responseId": "gem_" + draw(IDS),
+        "modelVersion": "gemini-2.5-flash",
+        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+    }
+    sdk = google.genai.types.GenerateContentResponse.model_validate(response)
+    # As the REST API sends it (camelCase, standard base64) or as the client sends the SDK object
+    # (to_json_dict: snake_case, URL-safe base64).
+    return sdk.to_json_dict() if draw(st.booleans()) else response
+
+
+def gemini_expected(reply: dict[str, Any]) -> list[dict[str, Any]]:
+    """The reply's model content as the request sends it back: empty texts left out (a signature
+    on one with them: the APIs reject an empty part, and Gemini wants signatures back on function
+    calls only), an empty unsigned thought too; a call without an id gets ``<responseId>-call-<k>``
+    (escaped like every id); signatures as standard base64 on their parts."""
+    sdk = google.genai.types.GenerateContentResponse.model_validate(reply)
+    out: list[dict[str, Any]] = []
+    taken: set[str] = set()
+    calls = 0
+    for part in sdk.candidates[0].content.parts or []:  # type: ignore[index,union-attr]
+        signature = base64.b64encode(part.thought_signature).decode() if part.thought_signature else None
+        if part.thought:
+            native: dict[str, Any] = {"text": part.text or "", "thought": True}
+        elif part.function_call is not None:
+            calls += 1
+            call_id = part.function_call.id or f"{sdk.response_id}-call-{calls}"
+            native = {
+                "function_call": {
+                    "id": provider_tool_id(call_id, taken),
+                    "name": part.function_call.name,
+                    "args": part.function_call.args or {},
+                }
+            }
+        elif part.text and part.text.strip():
+            native = {"text": part.text}
+        else:
+            continue
+        if not part.thought or native["text"] or signature:
+            out.append({**native, **({"thought_signature": signature} if signature else {})})
+    return [{"role": "model", "parts": out}] if out else []
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(reply=gemini_replies())
+def test_a_gemini_reply_renders_back_as_the_same_model_content(reply):
+    contents = render_native(stored(reply), format="gemini_contents").request["contents"]
+    assert [c for c in contents if c["role"] == "model"] == gemini_expected(reply)
 
 
 def test_the_shapes_the_issue_names_are_among_the_examples():
