@@ -121,6 +121,74 @@ def test_with_its_render_id_the_usage_is_the_renders_report_in_the_same_write(ow
     assert again.status_code == 200 and RenderUsage.objects.count() == 1
 
 
+def gemini_response(response_id: str = "gem_1") -> dict:
+    """A GenerateContentResponse as the REST API sends it: camelCase, standard base64."""
+    return {
+        "responseId": response_id,
+        "modelVersion": "gemini-2.5-flash",
+        "candidates": [
+            {
+                "content": {
+                    "role": "model",
+                    "parts": [
+                        {"text": "Look it up.", "thought": True},
+                        {
+                            "functionCall": {
+                                "id": "fc_1",
+                                "name": "orders-2elookup",
+                                "args": {"order": "1001"},
+                            },
+                            "thoughtSignature": "+vv8/f7/",
+                        },
+                    ],
+                }
+            }
+        ],
+        "usageMetadata": {
+            "promptTokenCount": 1200,
+            "cachedContentTokenCount": 200,
+            "candidatesTokenCount": 30,
+            "thoughtsTokenCount": 10,
+            "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 1200}],
+        },
+    }
+
+
+def test_a_gemini_reply_reports_its_usage_as_post_usage_reads_it(owner, turn):
+    render = owner.post(f"{BASE}/render/", {"format": "gemini_contents"}).json()
+    answer = owner.post(f"{BASE}/replies/", {"response": gemini_response(), "render_id": render["render_id"]})
+
+    assert answer.status_code == 201, answer.json()
+    usage = answer.json()["usage"]
+    assert usage["provider"] == "google" and usage["priced_model"] == "gemini-2.5-flash"
+    assert usage["tokens"] == {
+        "uncached_input": 1000,
+        "cache_read": 200,
+        "cache_write_5m": 0,
+        "cache_write_1h": 0,
+        "output": 40,
+    }
+    assert [b["meta"].get("provider") for b in answer.json()["blocks"][:2]] == ["google", "google"]
+    # The same call reported on POST …/usage/ in the SDK's snake_case, without the modality
+    # details: the same report (a replay), not a 409.
+    snake = {
+        "prompt_token_count": 1200,
+        "cached_content_token_count": 200,
+        "candidates_token_count": 30,
+        "thoughts_token_count": 10,
+    }
+    reported = owner.post(
+        f"{BASE}/renders/{render['render_id']}/usage/", {"usage": snake, "model": "gemini-2.5-flash"}
+    )
+    assert reported.status_code == 200, reported.json()
+    assert RenderUsage.objects.count() == 1
+    other = owner.post(
+        f"{BASE}/renders/{render['render_id']}/usage/",
+        {"usage": {**snake, "candidates_token_count": 31}, "model": "gemini-2.5-flash"},
+    )
+    assert other.status_code == 409
+
+
 def test_an_unknown_render_stores_nothing_not_even_the_blocks(owner, turn):
     before = stored()
     answer = owner.post(f"{BASE}/replies/", {"response": message(), "render_id": "rnd_unknown"})
