@@ -1,4 +1,8 @@
-"""An agent loop on the Anthropic Messages API whose context lives in the timeline service.
+"""The native agent loop on the Anthropic Messages API, its context in the timeline service.
+
+render (native format) → SDK call → record_reply → run the tools → record_tool_results → render.
+The reply is stored as it came (thinking, notes, tool calls with their ids, the answer), with its
+usage as the render's usage report; the next render sends it all back in the provider's own shape.
 
 Run it with the project's interpreter against `make run`, as often as you like (each run starts a new
 conversation):
@@ -10,16 +14,15 @@ conversation):
 Run by tests/e2e/test_python_examples.py (twice, against a stand-in for the Messages API).
 """
 
-import json
 import os
 
 import anthropic
-from timeline_client import TimelineClient, attachment
+from timeline_client import TimelineClient, attachment, provider_tool_name
 
 SYSTEM = "You are a support agent. Use lookup_order before answering questions about an order."
 TOOLS = [
     {
-        "name": "lookup_order",
+        "name": provider_tool_name("lookup_order"),  # the name the render uses for the tool
         "description": "Look an order up by its number.",
         "input_schema": {
             "type": "object",
@@ -43,55 +46,12 @@ conv = api.create_conversation(title="Refund question")["id"]  # a new id each r
 receipt = attachment("receipt.txt", "text/plain", text="Order 1234, 2026-11-02: headphones, 89.00 EUR")
 api.start_turn(conv, "Can I get a refund for order 1234?", attachments=[receipt])
 while True:
-    reply = api.retry_with_compaction(
-        conv,
-        lambda ctx: model.messages.create(
-            model="claude-sonnet-4-5",
-            max_tokens=1024,
-            system=SYSTEM,
-            messages=[{"role": "user", "content": ctx["blocks"]}],
-            tools=TOOLS,
-        ),
-        include_sources=True,
-        include_announce=True,
-        system=SYSTEM,
-    )
-    tool_use = next((part for part in reply.content if part.type == "tool_use"), None)
-    if tool_use is None:
-        answer = "".join(part.text for part in reply.content if part.type == "text")
-        api.contribute(
-            conv,
-            [
-                {
-                    "type": "assistant.completion",
-                    "author": "assistant",
-                    "text": answer,
-                    "id": f"{reply.id}.done",
-                }
-            ],
-        )
-        print(answer)
+    kwargs = api.render(conv, format="anthropic_messages", system=SYSTEM)
+    response = model.messages.create(model="claude-sonnet-4-5", max_tokens=1024, tools=TOOLS, **kwargs)
+    reply = api.record_reply(conv, response, render=kwargs)
+    if not reply["tool_calls"]:
         break
-    call_id = f"tc_{tool_use.id}"
-    result = run_tool(tool_use.name, tool_use.input)
-    api.contribute(
-        conv,
-        [
-            {
-                "type": "react.tool.call",
-                "author": "react",
-                "mime": "application/json",
-                "text": json.dumps(tool_use.input),
-                "meta": {"tool_call_id": call_id, "tool_id": tool_use.name},
-                "id": f"{call_id}.call",
-            },
-            {
-                "type": "react.tool.result",
-                "author": "tool",
-                "mime": "application/json",
-                "text": json.dumps(result),
-                "meta": {"tool_call_id": call_id, "tool_id": tool_use.name},
-                "id": f"{call_id}.result",
-            },
-        ],
+    api.record_tool_results(
+        conv, {call["tool_call_id"]: run_tool(call["name"], call["input"]) for call in reply["tool_calls"]}
     )
+print("".join(block.text for block in response.content if block.type == "text"))

@@ -1,8 +1,10 @@
 """A native Anthropic tool-use loop on the timeline service, offline.
 
 The loop is what an agent runs against the real API: render the conversation in the provider's
-own format (``format="anthropic_messages"``), call ``messages.create(**kwargs, tools=…)``, store
-the model's tool calls, the tools' results and the final answer as blocks, repeat. Here the model
+own format (``format="anthropic_messages"``), call ``messages.create(**kwargs, tools=…)``, hand
+the reply to ``record_reply`` (its thinking, text, tool calls and usage stored as they came), run
+the tools and ``record_tool_results``, repeat. ``retry_with_compaction`` makes the call (rendering
+again with ``force_sanitize`` on a context-limit error) and answers the reply with its render. Here the model
 is scripted: the real ``anthropic`` SDK talks to a mocked HTTP transport, which checks every
 request it gets (the SDK's request types and the provider's rules: alternation, tool_use /
 tool_result pairing, ids, names, cache markers) and fails on a violation. Its answers carry the
@@ -15,8 +17,8 @@ more without a new question (a follow-up): the history ends with the assistant's
 render ends with a user message of the ``continue_text`` setting (``ending: continue_text``), so the
 call goes through; the same render with ``prefill=True`` is refused with that 400.
 
-Extended thinking is on: every reply starts with a signed ``thinking`` block, which the loop stores
-(``timeline_client.thinking.thinking_block``) before the reply's text and calls. Like the real API,
+Extended thinking is on: every reply starts with a signed ``thinking`` block, which
+``record_reply`` stores before the reply's text and calls. Like the real API,
 the scripted model rejects a request whose last assistant message holds a ``tool_use`` but does not
 start with the signed thinking block it sent, unchanged.
 
@@ -42,8 +44,7 @@ from typing import Any
 
 import anthropic
 import httpx2  # the installed anthropic SDK is built on httpx2
-from timeline_client import TimelineClient, provider_tool_name, timeline_tool_name
-from timeline_client.thinking import thinking_block
+from timeline_client import TimelineClient, provider_tool_name
 
 # The repository's checks of a request (not part of the client): the SDK types and the rules.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -51,6 +52,7 @@ from timeline_app.benchmarks.provider_sim import CacheSimulator
 from timeline_app.benchmarks.sdk_types import sdk_type_errors
 from timeline_app.rendering.native.validate import violations
 
+MODEL = "claude-sonnet-4-5"
 SYSTEM = "You are an order-support agent. Look orders up before you answer; answer in one sentence."
 DECLARED = ["orders.lookup", "orders.history"]
 TOOLS = [
@@ -173,82 +175,48 @@ for turn, question in enumerate(QUESTIONS, start=1):
     while True:
         model.clock += 5
         now = (start + timedelta(seconds=model.clock)).isoformat()
-        kwargs = api.render(conv, format="anthropic_messages", system=SYSTEM, now=now)
-        rendered = kwargs.render
+        call = api.retry_with_compaction(
+            conv,
+            lambda kwargs: client.messages.create(model=MODEL, max_tokens=1024, tools=TOOLS, **kwargs),
+            format="anthropic_messages",
+            system=SYSTEM,
+            now=now,
+        )
+        reply = api.record_reply(conv, call, tools=DECLARED)  # its usage goes to the render it came from
+        rendered = call.render.render
         if rendered["compaction"]:
             print(f"turn {turn}: the render compacted: summary at {rendered['compaction']['summary_path']}")
         if rendered["pruning"]["status"] == "pruned":
             print(
                 f"turn {turn}: the cache expired, TTL pruning hid {len(rendered['pruning']['hidden_paths'])} blocks"
             )
-        reply = client.messages.create(model="claude-sonnet-4-5", max_tokens=1024, tools=TOOLS, **kwargs)
-        usage = reply.usage
+        usage = call.reply.usage
         print(
-            f"turn {turn}: {len(kwargs['messages'])} messages, {rendered['tokens']['total']} tokens; "
+            f"turn {turn}: {len(call.render['messages'])} messages, {rendered['tokens']['total']} tokens; "
             f"billed cache read {usage.cache_read_input_tokens}, write {usage.cache_creation_input_tokens}, "
             f"input {usage.input_tokens}"
         )
-        texts = [block.text for block in reply.content if block.type == "text"]
-        calls = [block for block in reply.content if block.type == "tool_use"]
-        # The reply's thinking first, as the model sent it: the next request must carry it back.
-        thoughts = [
-            thinking_block(part, id=f"{reply.id}.thinking.{k}") for k, part in enumerate(reply.content)
-        ]
-        blocks: list[dict[str, Any]] = [block for block in thoughts if block is not None]
-        if not calls:
-            blocks.append(
-                {
-                    "type": "assistant.completion",
-                    "author": "assistant",
-                    "text": "".join(texts),
-                    "id": f"{reply.id}.done",
-                }
-            )
-            api.contribute(conv, blocks)
-            print(f"turn {turn}: answer: {''.join(texts)}")
+        if not reply["tool_calls"]:
+            answer = "".join(block.text for block in call.reply.content if block.type == "text")
+            print(f"turn {turn}: answer: {answer}")
             break
-        blocks.append(
-            {"type": "react.notes", "author": "react", "text": "".join(texts), "id": f"{reply.id}.notes"}
+        # The fan-out: every call's result, each stored in the turn of its call.
+        api.record_tool_results(
+            conv, {c["tool_call_id"]: run_tool(c["name"], c["input"]["order"]) for c in reply["tool_calls"]}
         )
-        for call in calls:  # the fan-out: every call, then every result
-            name = timeline_tool_name(call.name, declared=DECLARED)
-            meta = {"tool_call_id": call.id, "tool_id": name}
-            blocks.append(
-                {
-                    "type": "react.tool.call",
-                    "author": "react",
-                    "mime": "application/json",
-                    "text": json.dumps({"tool_id": name, "params": call.input}),
-                    "meta": meta,
-                    "id": f"{call.id}.call",
-                }
-            )
-        for call in calls:
-            name = timeline_tool_name(call.name, declared=DECLARED)
-            blocks.append(
-                {
-                    "type": "react.tool.result",
-                    "author": "tool",
-                    "mime": "text/plain",
-                    "text": run_tool(name, call.input["order"]),
-                    "meta": {"tool_call_id": call.id, "tool_id": name},
-                    "id": f"{call.id}.result",
-                }
-            )
-        api.contribute(conv, blocks)
 
 # A follow-up call without a new question: the history ends with the assistant's answer.
 model.clock += 5
 for prefill in (True, False):
     kwargs = api.render(conv, format="anthropic_messages", system=SYSTEM, prefill=prefill)
     try:
-        reply = client.messages.create(model="claude-sonnet-4-5", max_tokens=1024, tools=TOOLS, **kwargs)
+        followup = client.messages.create(model=MODEL, max_tokens=1024, tools=TOOLS, **kwargs)
     except anthropic.BadRequestError as exc:
         print(
             f"follow-up, ending {kwargs.render['ending']}: {exc.status_code} {exc.body['error']['message']}"
         )
         continue
-    text = "".join(block.text for block in reply.content if block.type == "text")
+    text = "".join(block.text for block in followup.content if block.type == "text")
     print(f"follow-up, ending {kwargs.render['ending']}: answer: {text}")
 
 print(f"{model.thinking_sent_back} requests sent the signed thinking back first with their tool_use")

@@ -32,6 +32,14 @@ curl -s -H "$H" -H "$J" -X POST $API/conversations/trip/blocks/ -d '{"blocks": [
   {"type": "react.tool.call", "author": "react", "mime": "application/json", "text": "{\"q\": \"hotels porto\"}", "meta": {"tool_call_id": "tc_1", "tool_id": "web_tools.web_search"}, "id": "tc_1.call"},
   {"type": "react.tool.result", "author": "tool", "mime": "application/json", "text": "{\"hits\": [\"Hotel Ribeira\"]}", "meta": {"tool_call_id": "tc_1", "tool_id": "web_tools.web_search"}, "id": "tc_1.result"}]}'
 
+# the native loop: the model's reply as its API answered it (an Anthropic Message here; an OpenAI Response or
+# ChatCompletion, a Gemini GenerateContentResponse alike) becomes blocks, answering the tool calls to run;
+# their results go back by call id (add "render_id" to report the reply's usage on the render it answered)
+curl -s -H "$H" -H "$J" -X POST $API/conversations/trip/replies/ -d '{"response": {"id": "msg_tour_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+  "content": [{"type": "text", "text": "Checking the room."}, {"type": "tool_use", "id": "toolu_1", "name": "hotels-2eavailability", "input": {"hotel": "Hotel Ribeira"}}],
+  "stop_reason": "tool_use", "usage": {"input_tokens": 120, "output_tokens": 30}}}'
+curl -s -H "$H" -H "$J" -X POST $API/conversations/trip/tool-results/ -d '{"results": [{"tool_call_id": "toolu_1", "output": {"free_rooms": 3}}]}'
+
 # render for the next model call (format: anthropic | openai | text, or native: anthropic_messages | openai_responses | openai_chat; "debug": true adds the text stream with =>[k] cache marks)
 curl -s -H "$H" -H "$J" -X POST $API/conversations/trip/render/ \
   -d '{"format": "text", "debug": true, "include_sources": true, "include_announce": true, "announce": ["2 tool calls left"], "system": "You are a travel agent."}'

@@ -3,7 +3,8 @@
 The loop is what an agent runs against the real API: render the conversation in Gemini's own
 format (``format="gemini_contents"``: ``contents`` and ``config``), call
 ``client.models.generate_content(model=…, contents=…, config={**config, "tools": …})``, store the
-reply's parts as blocks (thought signatures too), run the tools, repeat. Here the model is
+reply to ``record_reply`` (its thoughts, thought signatures, text and function calls stored as they
+came, its usage reported on the render), run the tools and ``record_tool_results``, repeat. Here the model is
 scripted: the real ``google-genai`` SDK talks to a mocked HTTP transport, which checks every request
 (the SDK's own ``Content`` / ``GenerateContentConfig`` types and Gemini's rules: alternation, the
 last content the user's, every ``function_call`` answered by a ``function_response`` with its name
@@ -12,8 +13,8 @@ and id in the next user content) and answers 400 on a violation, as the API does
 Like Gemini 3, the scripted model thinks: each reply starts with a thought part, and its first
 function call carries a ``thought_signature``; a request whose current turn has a function call
 without the signature it was sent with is a 400 ("function call is missing a thought_signature").
-The loop stores each signature as a ``react.thinking`` block (``timeline_client.thinking``) right
-before the call that carried it; the render puts it back on that call.
+``record_reply`` stores each signature as a ``react.thinking`` block right before the call that
+carried it; the render puts it back on that call.
 
 After the last answer the agent renders once more without a new question (a follow-up call): the
 history ends with the model's answer, so the render ends with a user message of the
@@ -38,8 +39,7 @@ from typing import Any
 import httpx2  # google-genai uses httpx2 when it is installed
 from google import genai
 from google.genai import errors, types
-from timeline_client import TimelineClient, gemini_tool_name, provider_tool_name, timeline_tool_name
-from timeline_client.thinking import thinking_block
+from timeline_client import TimelineClient, gemini_tool_name, provider_tool_name
 
 # The repository's checks of a request (not part of the client): the SDK types and the rules.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -185,42 +185,6 @@ def run_tool(name: str, order: str) -> str:
     return "\n".join(f"{name} order {order} line {i}: parcel scanned at hub {i % 7}" for i in range(40))
 
 
-def reply_blocks(
-    response: types.GenerateContentResponse, *, final: bool
-) -> tuple[list[dict[str, Any]], list[Any]]:
-    """The reply's parts as blocks, in order: thoughts and signatures (``thinking_block``), calls,
-    the text; and the function calls to run."""
-    blocks: list[dict[str, Any]] = []
-    calls = []
-    parts = (
-        response.candidates[0].content.parts if response.candidates and response.candidates[0].content else []
-    )
-    for k, part in enumerate(parts or []):
-        thinking = thinking_block(part, id=f"{response.response_id}.thinking.{k}")
-        if thinking is not None:
-            blocks.append(thinking)
-        if part.function_call is not None:
-            call = part.function_call
-            name = timeline_tool_name(call.name or "", declared=DECLARED)
-            calls.append(call)
-            blocks.append(
-                {
-                    "type": "react.tool.call",
-                    "author": "react",
-                    "mime": "application/json",
-                    "text": json.dumps({"tool_id": name, "params": call.args or {}}),
-                    "meta": {"tool_call_id": call.id, "tool_id": name},
-                    "id": f"{call.id}.call",
-                }
-            )
-        elif part.text and not part.thought:
-            kind = "assistant.completion" if final and not calls else "react.notes"
-            blocks.append(
-                {"type": kind, "author": "assistant", "text": part.text, "id": f"{response.response_id}.{k}"}
-            )
-    return blocks, calls
-
-
 api = TimelineClient(
     os.environ.get("TIMELINE_API_URL", "http://127.0.0.1:8000"), os.environ["TIMELINE_API_KEY"]
 )
@@ -232,48 +196,39 @@ client = genai.Client(
 conv = api.create_conversation(title="Offline Gemini tool loop")["id"]
 
 
-def call_model(turn: int | str) -> types.GenerateContentResponse:
+def call_model(turn: int | str) -> tuple[dict[str, Any], types.GenerateContentResponse]:
+    """Render, call the model, store its reply as it came (its usage reported on the render)."""
     kwargs = api.render(conv, format="gemini_contents", system=SYSTEM, model=MODEL)
     response = client.models.generate_content(
         model=MODEL, contents=kwargs["contents"], config={**kwargs["config"], "tools": TOOLS}
     )
-    usage = response.usage_metadata
+    reply = api.record_reply(conv, response, render=kwargs, tools=DECLARED)
+    usage = reply["usage"]
     assert usage is not None
+    tokens = usage["tokens"]
     forecast = kwargs.render["usage_forecast"] or {}
     print(
         f"turn {turn}: {len(kwargs['contents'])} contents, ending {kwargs.render['ending']}; billed cached "
-        f"{usage.cached_content_token_count or 0} of {usage.prompt_token_count} "
+        f"{tokens['cache_read']} of {tokens['cache_read'] + tokens['uncached_input']} "
         f"(forecast {forecast.get('cache_read_input_tokens')} of {forecast.get('input_tokens')})"
     )
-    api.report_usage(kwargs, response)
-    return response
+    return reply, response
 
 
 for turn, question in enumerate(QUESTIONS, start=1):
     api.start_turn(conv, question)
     while True:
-        response = call_model(turn)
-        blocks, calls = reply_blocks(response, final=True)
-        for call in calls:
-            name = timeline_tool_name(call.name or "", declared=DECLARED)
-            blocks.append(
-                {
-                    "type": "react.tool.result",
-                    "author": "tool",
-                    "mime": "text/plain",
-                    "text": run_tool(name, str((call.args or {}).get("order"))),
-                    "meta": {"tool_call_id": call.id, "tool_id": name},
-                    "id": f"{call.id}.result",
-                }
-            )
-        api.contribute(conv, blocks)
-        if not calls:
+        reply, response = call_model(turn)
+        if not reply["tool_calls"]:
             print(f"turn {turn}: answer: {response.text}")
             break
+        # Every call's result, by call id, in the turn of its call.
+        api.record_tool_results(
+            conv, {c["tool_call_id"]: run_tool(c["name"], c["input"]["order"]) for c in reply["tool_calls"]}
+        )
 
 # A follow-up call with no new question: the history ends with the model's answer.
-response = call_model("follow-up")
-api.contribute(conv, reply_blocks(response, final=True)[0])
+reply, response = call_model("follow-up")
 print(f"follow-up: answer: {response.text}")
 
 # A render that keeps the model's answer last (prefill) is what Gemini refuses here.

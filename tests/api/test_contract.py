@@ -158,6 +158,11 @@ ENDPOINTS = [
     ("post", "/c1/sources/", {"sources": [{"url": "https://b.example"}]}),
     ("get", "/c1/timeline/", None),
     ("post", "/c1/contexts/main/render/", {}),
+    (
+        "post",
+        "/c1/replies/",
+        {"response": {"id": "msg_1", "type": "message", "content": [{"type": "text", "text": "Done."}]}},
+    ),
 ]
 
 

@@ -35,6 +35,8 @@ COMPONENTS: dict[type, str] = {
     types.TokensByKind: "TokensByKindOut",
     types.ForecastTokens: "ForecastTokensOut",
     types.UsageReportAnswer: "UsageOut",
+    types.ReplyAnswer: "ReplyOut",
+    types.ToolCallAnswer: "ToolCallOut",
     types.UsageMiss: "MissOut",
     types.UsageAnswer: "ConversationUsageOut",
     types.TenantUsageRow: "ConversationUsageRowOut",

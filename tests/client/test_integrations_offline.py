@@ -189,7 +189,7 @@ def test_add_items_creates_the_conversation_once_and_stores_sdk_models_as_json()
     assert posted[2][1] == {"messages": [{"role": "user", "content": "hi"}]}
 
 
-def test_mcp_server_lists_the_six_tools_with_schemas_and_maps_service_errors():
+def test_mcp_server_lists_the_tools_with_schemas_and_maps_service_errors():
     def app(request: httpx.Request) -> httpx.Response:
         if request.url.path.endswith("/blocks/"):
             body = {
@@ -216,7 +216,10 @@ def test_mcp_server_lists_the_six_tools_with_schemas_and_maps_service_errors():
             "timeline_unhide",
             "timeline_sources",
             "timeline_render",
+            "timeline_record_reply",
+            "timeline_record_tool_results",
         }
+        assert tools["timeline_record_reply"].input_schema["required"] == ["response"]
         assert tools["timeline_hide"].input_schema["required"] == ["path", "replacement_text"]
         with pytest.raises(ToolError, match=r"no block at path 'x' \(HTTP 404 not_found\)"):
             await server.call_tool("timeline_read", {"path": "x"})

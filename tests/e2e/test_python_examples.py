@@ -77,7 +77,7 @@ def test_a_python_example_runs_twice(server, anthropic_stand_in, tmp_path, index
     script = EXAMPLES[index]
     env = {
         "PATH": "/usr/bin:/bin",
-        "PYTHONPATH": str(ROOT),
+        "PYTHONPATH": f"{ROOT}:{ROOT / 'clients' / 'python'}",  # this tree's client, not the installed one
         "TIMELINE_API_URL": server,
         "TIMELINE_API_KEY": key,
         "ANTHROPIC_API_KEY": "test-key",

@@ -22,10 +22,14 @@ from rest_framework.throttling import ScopedRateThrottle
 from schemathesis.config import SchemathesisConfig
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
+from timeline_app.domain.meta import meta_problem
 from timeline_app.domain.settings import RenderSettings
+from timeline_app.domain.thinking import thinking_block_problems
 from timeline_app.models import Conversation, Tenant
+from timeline_app.rendering.native.replies import ReplyError, parse_reply
 from timeline_app.rendering.usage.reported import UsageError, read_usage
 from timeline_app.services.api_keys import api_key_create
+from timeline_app.services.blocks import meta_limits
 from timeline_app.services.conversations import conversation_create
 from timeline_app.services.summarizers import summary_model_problem
 
@@ -188,6 +192,35 @@ def usage_readable(case) -> bool:
     return True
 
 
+def reply_readable(case) -> bool:
+    """A reply is one of the providers' replies, read by ``rendering.native.replies.parse_reply``
+    into blocks of a valid shape (its thinking's, its meta's size): which the schema leaves open.
+    A tool result must answer a stored call, which no schema can state (a 400 naming the id)."""
+    if case.method.upper() != "POST" or not isinstance(case.body, dict):
+        return True
+    if case.path.endswith("/tool-results/"):
+        return False
+    if not case.path.endswith("/replies/"):
+        return True
+    try:
+        reply = parse_reply(case.body.get("response") or {}, declared=case.body.get("tools") or [])
+    except ReplyError:
+        return False
+    if case.body.get("render_id"):
+        model = case.body.get("model") or reply.model
+        if reply.usage is None or not 1 <= len(model) <= 100:
+            return False
+        try:
+            read_usage(reply.usage)
+        except UsageError:
+            return False
+    return not any(
+        thinking_block_problems(type=nb.type, author=nb.author, text=nb.text, meta=nb.meta, has_data=False)
+        or meta_problem(nb.meta, meta_limits())
+        for nb in reply.blocks
+    )
+
+
 def within_the_rules(case) -> bool:
     return (
         inside_the_schema(case.body)
@@ -196,6 +229,7 @@ def within_the_rules(case) -> bool:
         and summary_model_allowed(case)
         and settings_consistent(case)
         and usage_readable(case)
+        and reply_readable(case)
     )
 
 

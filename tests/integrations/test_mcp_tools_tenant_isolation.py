@@ -106,4 +106,33 @@ def test_every_tool_of_the_server_is_covered_here(mcp_for):
         "timeline_render",
         "timeline_hide",
         "timeline_unhide",
+        "timeline_record_reply",
+        "timeline_record_tool_results",
     }
+
+
+@pytest.mark.parametrize("context", ["main", CONTEXT])
+def test_a_recorded_reply_and_its_results_land_in_the_keys_conversation_only(mcp_for, two_tenants, context):
+    server = mcp_for(context=context)
+    reply = {
+        "id": "msg_mcp",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [{"type": "tool_use", "id": "toolu_mcp", "name": "search", "input": {"q": WORD}}],
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+    theirs_before = Block.objects.filter(tenant=two_tenants.other_tenant.caller.tenant).count()
+
+    answer = call(server, "timeline_record_reply", response=reply)
+    stored = call(server, "timeline_record_tool_results", results={"toolu_mcp": "found"}, errors=[])
+
+    assert '"tool_call_id": "toolu_mcp"' in answer and "toolu_mcp.result" in stored
+    mine = Block.objects.filter(
+        tenant=two_tenants.mine.caller.tenant, timeline__name=context, meta__tool_call_id="toolu_mcp"
+    )
+    assert sorted(mine.values_list("type", flat=True)) == ["react.tool.call", "react.tool.result"]
+    assert Block.objects.filter(tenant=two_tenants.other_tenant.caller.tenant).count() == theirs_before
+    with pytest.raises(ToolError, match="toolu_theirs"):
+        call(server, "timeline_record_tool_results", results={"toolu_theirs": "x"})

@@ -1,6 +1,6 @@
 from django.urls import include, path, register_converter
 
-from timeline_app.api import compactions, contexts, conversations, exports, render, timelines, usage
+from timeline_app.api import compactions, contexts, conversations, exports, render, replies, timelines, usage
 from timeline_app.domain import identifiers
 
 
@@ -43,6 +43,8 @@ timeline_patterns = [
     path("messages/pop/", contexts.MessagePopView.as_view()),
     path("renders/<render:render_id>/usage/", usage.UsageReportView.as_view()),
     path("usage/", usage.ConversationUsageView.as_view()),
+    path("replies/", replies.RepliesView.as_view()),
+    path("tool-results/", replies.ToolResultsView.as_view()),
 ]
 
 urlpatterns = [

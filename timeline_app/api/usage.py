@@ -37,7 +37,8 @@ def dollars(value: Decimal | None) -> str | None:
 class UsageReportIn(StrictSerializer):
     usage = StrictDictField(
         help_text="the provider's usage object as the SDK returns it: Anthropic Messages `usage`, "
-        "OpenAI Chat Completions `usage` or OpenAI Responses `usage`"
+        "OpenAI Chat Completions `usage`, OpenAI Responses `usage`, or Gemini `usage_metadata` (kept as "
+        "snake_case counts, without the per-modality lists)"
     )
     model = StrictCharField(max_length=100, regex=MODEL_REGEX, help_text="the model the call used")
     cache_miss_reason = serializers.ChoiceField(

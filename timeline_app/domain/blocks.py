@@ -26,7 +26,8 @@ THINKING = "react.thinking"
 """A model's thinking / redacted-thinking block (Anthropic) or reasoning item (OpenAI Responses),
 stored so its provider's native format can send it back unchanged (``domain/thinking.py``)."""
 
-_TOOL_CALL_ID_IN_PATH = re.compile(r"\b(tc_[A-Za-z0-9_\-]+)")
+TOOL_CALL_ID_IN_PATH = re.compile(r"\b(tc_[A-Za-z0-9_\-]+)")
+"""A ``tc_<id>`` in a path: the tool call a block belongs to when its meta does not say."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ class Block:
         value = self.meta.get("tool_call_id")
         if isinstance(value, str) and value:
             return value
-        match = _TOOL_CALL_ID_IN_PATH.search(self.path)
+        match = TOOL_CALL_ID_IN_PATH.search(self.path)
         return match.group(1) if match else ""
 
     @property

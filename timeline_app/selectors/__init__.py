@@ -16,6 +16,7 @@ from timeline_app.selectors.blocks import (
     timeline_visible_tokens,
     timeline_window,
     tokens_from_seq,
+    tool_calls_by_id,
     visible_window,
 )
 from timeline_app.selectors.contexts import (
@@ -105,6 +106,7 @@ __all__ = [
     "timeline_visible_tokens",
     "timeline_window",
     "tokens_from_seq",
+    "tool_calls_by_id",
     "unexplained_misses",
     "usage_for_render",
     "usage_totals",

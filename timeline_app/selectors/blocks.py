@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any, cast
 
 from django.conf import settings
@@ -245,3 +246,14 @@ def block_is_compacted(*, seq: int, type: str, window: WindowedTimeline) -> bool
     ``with_window``): before its first seq (compacted or cleared), or a summary other than the one
     it shows (what search marks ``compacted``)."""
     return seq < window.window_first_seq or (type == b.SUMMARY and seq != window.summary_seq)
+
+
+def tool_calls_by_id(*, timeline: Timeline, call_ids: Collection[str]) -> dict[str, Block]:
+    """The stored ``react.tool.call`` of each id in ``call_ids`` (by ``meta.tool_call_id``; the
+    latest when an id was used twice), hidden and compacted ones included."""
+    if not call_ids:
+        return {}
+    rows = Block.objects.filter(
+        timeline=timeline, type=b.TOOL_CALL, meta__tool_call_id__in=list(call_ids)
+    ).order_by("seq")
+    return {row.meta["tool_call_id"]: row for row in rows.only("seq", "turn_id", "meta", "type")}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from timeline_app import selectors
 from timeline_app.domain import blocks as b
+from timeline_app.domain.block_rules import block_problems, default_author
 from timeline_app.domain.contributions import NewAttachment, NewBlock, default_path, replay_differences
 from timeline_app.domain.costs import block_tokens
 from timeline_app.domain.message_validation import message_block_problems
@@ -91,11 +92,29 @@ def blocks_store(
     differs (``replay_check``: by default the fields the client sent, ``block_replay_check``) is a
     conflict (409) and nothing is stored: decided under the lock, so of concurrent writers of one
     id with different content exactly one wins.
+
+    Every block is checked first (``domain.block_rules``: a well-known type without an author gets
+    its default one; any other lack is a 400 naming the field, nothing stored).
     """
+    blocks = [
+        nb if nb.author.strip() else replace(nb, author=default_author(nb.type, nb.author)) for nb in blocks
+    ]
+    problems: dict[str, str] = {}
+    for i, nb in enumerate(blocks):
+        problems.update(
+            block_problems(
+                type=nb.type,
+                author=nb.author,
+                meta=nb.meta,
+                path=nb.path,
+                where=f"blocks[{i}]",
+            )
+        )
+    if problems:
+        raise InvalidInput("a block lacks what its type needs", details=problems)
     ids = [nb.client_id for nb in blocks if nb.client_id]
     if len(ids) != len(set(ids)):
         raise InvalidInput("the same block id appears twice in one request", details={"id": "duplicate"})
-    problems: dict[str, str] = {}
     for i, nb in enumerate(blocks):
         problems.update(message_block_problems(nb.type, nb.meta, where=f"blocks[{i}].meta"))
     if problems:

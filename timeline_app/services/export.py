@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from timeline_app import selectors
 from timeline_app.domain import blocks as b
+from timeline_app.domain.block_rules import block_problems, default_author
 from timeline_app.domain.costs import block_tokens, hidden_tokens
 from timeline_app.domain.message_validation import message_block_problems
 from timeline_app.domain.thinking import thinking_block_problems
@@ -188,6 +189,15 @@ def _import_problems(payload: dict[str, Any]) -> dict[str, Any]:
             summaries.add(seq)
         problems.update(message_block_problems(item["type"], item["meta"], where=f"blocks[{i}].meta"))
         problems.update(
+            block_problems(
+                type=item["type"],
+                author=default_author(item["type"], item["author"]),
+                meta=item["meta"],
+                path=item["path"],
+                where=f"blocks[{i}]",
+            )
+        )
+        problems.update(
             thinking_block_problems(
                 type=item["type"],
                 author=item["author"],
@@ -233,7 +243,7 @@ def _block_row(timeline: Timeline, item: dict[str, Any]) -> Block:
         seq=item["seq"],
         client_id=item.get("id") or None,
         type=item["type"],
-        author=item["author"],
+        author=default_author(item["type"], item["author"]),
         turn_id=item["turn_id"],
         ts=item["ts"],
         mime=item["mime"],

@@ -35,7 +35,12 @@ from timeline_app.rendering.usage.forecast import (
     forecast_usage,
 )
 from timeline_app.rendering.usage.pricing import Price, call_cost, cost_without_cache, price_for, price_table
-from timeline_app.rendering.usage.reported import CACHE_MISS_REASONS, UsageError, kept_usage, read_usage
+from timeline_app.rendering.usage.reported import (
+    CACHE_MISS_REASONS,
+    UsageError,
+    kept_usage,
+    read_usage,
+)
 from timeline_app.rendering.usage.requests import format_provider, native_anthropic_request, rendered_request
 
 # A forecast read the provider gave less than this share of is a miss (token counts are estimates).
@@ -127,14 +132,15 @@ def _usage_body(body: Mapping[str, Any]) -> tuple[str, str, Any]:
 
 
 def render_usage_report(
-    *, timeline: Timeline, render_id: str, body: Mapping[str, Any], now: datetime
+    *, timeline: Timeline, render_id: str, body: Mapping[str, Any], now: datetime, durable: bool = True
 ) -> tuple[RenderUsage, bool]:
     """Record what the provider billed for one render: ``(row, created)``. The same report again
-    answers the stored row; a different one for the same render is a conflict.
+    answers the stored row; a different one for the same render is a conflict. ``durable=False``:
+    part of the caller's transaction (a reply stored with its usage), the row saved in a savepoint.
 
     What is stored of the report (``reported``, what a replay must equal) is the model, the reason
-    and only the part of the usage object the cost model reads (``kept_usage``): extra SDK keys are
-    ignored, neither stored nor compared."""
+    and only the part of the usage object the cost model reads (``kept_usage``, Gemini's however
+    its names were spelled): extra SDK keys are ignored, neither stored nor compared."""
     model, reason, raw_usage = _usage_body(body)
     try:
         usage = read_usage(raw_usage)
@@ -171,7 +177,7 @@ def render_usage_report(
         tokens.cache_read / 100
     )
     try:
-        with transaction.atomic(durable=True):
+        with transaction.atomic(durable=durable):
             row.save()
     except IntegrityError:  # a concurrent report of the same render won
         existing = selectors.usage_for_render(timeline=timeline, render_id=render_id)

@@ -9,7 +9,7 @@ from timeline_client.contexts import (
     new_context,
 )
 from timeline_client.http import TimelineAPIError, TimelineError, TimelineUnavailable, Transport
-from timeline_client.native import NativeRequest
+from timeline_client.native import ModelCall, NativeRequest
 from timeline_client.timelines import TimelineClient, attachment, is_context_limit_error
 from timeline_client.tool_names import gemini_tool_name, provider_tool_name, timeline_tool_name
 from timeline_client.types import (
@@ -32,6 +32,7 @@ from timeline_client.types import (
     PruningAnswer,
     ReadAnswer,
     RenderAnswer,
+    ReplyAnswer,
     SearchAnswer,
     SearchHit,
     SourceAnswer,
@@ -41,6 +42,7 @@ from timeline_client.types import (
     TimelineExport,
     TokensAnswer,
     TokensByKind,
+    ToolCallAnswer,
     UsageAnswer,
     UsageForecast,
     UsageMiss,
@@ -67,10 +69,12 @@ __all__ = [
     "ForecastTokens",
     "Message",
     "MessagesAnswer",
+    "ModelCall",
     "NativeRequest",
     "PruningAnswer",
     "ReadAnswer",
     "RenderAnswer",
+    "ReplyAnswer",
     "SearchAnswer",
     "SearchHit",
     "SourceAnswer",
@@ -84,6 +88,7 @@ __all__ = [
     "TimelineUnavailable",
     "TokensAnswer",
     "TokensByKind",
+    "ToolCallAnswer",
     "Transport",
     "UsageAnswer",
     "UsageForecast",

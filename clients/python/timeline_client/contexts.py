@@ -26,8 +26,16 @@ from urllib.parse import quote
 
 from timeline_client.http import TimelineAPIError, Transport
 from timeline_client.native import NATIVE_FORMATS, NativeFormat, NativeRequest
-from timeline_client.timelines import TimelineClient
-from timeline_client.types import ContextAnswer, ContextsAnswer, MessagesAnswer, RenderAnswer
+from timeline_client.timelines import TimelineClient, reply_body, tool_results_body
+from timeline_client.types import (
+    BlockAnswer,
+    BlocksAnswer,
+    ContextAnswer,
+    ContextsAnswer,
+    MessagesAnswer,
+    RenderAnswer,
+    ReplyAnswer,
+)
 
 IMPORT_CHUNK = 100
 ADDED_FIELDS = ("timestamp", "message_id")
@@ -242,6 +250,35 @@ class Context:
         answer = self._http.call(RenderAnswer, "POST", f"{self.path}/render/", json=body)
         if format in NATIVE_FORMATS:
             return NativeRequest(answer)
+        return answer
+
+    # -- the native agent loop
+
+    def record_reply(
+        self,
+        response: Any,
+        *,
+        render: RenderAnswer | NativeRequest | str | None = None,
+        tools: Iterable[str] = (),
+        model: str | None = None,
+    ) -> ReplyAnswer:
+        """``POST …/replies/`` for this context: ``TimelineClient.record_reply``."""
+        body = reply_body(response, render=render, tools=tools, model=model)
+        answer = self._http.call(ReplyAnswer, "POST", f"{self.path}/replies/", json=body)
+        self._mirror()
+        return answer
+
+    def record_tool_results(
+        self,
+        results: Mapping[str, Any],
+        *,
+        errors: Iterable[str] | Mapping[str, Any] = (),
+        images: Mapping[str, Iterable[tuple[str, bytes]]] | None = None,
+    ) -> list[BlockAnswer]:
+        """``POST …/tool-results/`` for this context: ``TimelineClient.record_tool_results``."""
+        body = tool_results_body(results, errors=errors, images=images)
+        answer = self._http.call(BlocksAnswer, "POST", f"{self.path}/tool-results/", json=body)["blocks"]
+        self._mirror()
         return answer
 
     # -- changing the view

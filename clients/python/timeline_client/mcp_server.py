@@ -20,7 +20,7 @@ import argparse
 import json
 import os
 from collections.abc import Callable, Sequence
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -87,6 +87,20 @@ request body with native tool use (the SDK call's keyword arguments in "request"
 whether a continue message was added after the model's last message). Rendering \
 may compact the context when it is over its token threshold."""
 
+RECORD_REPLY_DESCRIPTION = """\
+Store a model's reply as its provider's API answered it, for an agent that runs its own model \
+calls on a native render (timeline_render with "anthropic_messages", "openai_responses" or \
+"openai_chat"): response is the reply's JSON (an Anthropic Message, an OpenAI Response or \
+ChatCompletion, a Gemini GenerateContentResponse); render_id, when given, the render the call was \
+made from (its usage is reported on it). Its thinking, text and tool calls become blocks of the \
+current turn; the answer lists the tool calls to run (tool_call_id, name, input). Storing the same \
+reply again stores nothing twice."""
+
+RECORD_TOOL_RESULTS_DESCRIPTION = """\
+Store the results of the tool calls a recorded reply asked for: results maps each tool_call_id to \
+its output (text or any JSON value); errors lists the call ids whose output is an error. Each \
+result lands in the turn of its call; an unknown call id is an error naming it."""
+
 _READ_ONLY = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
@@ -127,7 +141,7 @@ def _sources_text(sources: Sequence[SourceAnswer]) -> str:
 
 
 def build_server(client: TimelineClient, conversation: str, context: str = "main") -> MCPServer:
-    """The MCP server with the five timeline tools, bound to one conversation and context."""
+    """The MCP server with the timeline tools, bound to one conversation and context."""
     server: MCPServer = MCPServer(
         name="timeline",
         instructions=SERVER_INSTRUCTIONS.format(conversation=conversation, context=context),
@@ -213,6 +227,34 @@ def build_server(client: TimelineClient, conversation: str, context: str = "main
             return json.dumps(native, ensure_ascii=False, indent=1)
         shown = {key: rendered.get(key) for key in ("blocks", "cache_points", "tokens", "compaction")}
         return json.dumps(shown, ensure_ascii=False, indent=1)
+
+    @server.tool(
+        description=RECORD_REPLY_DESCRIPTION,
+        annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True, open_world_hint=False),
+        structured_output=False,
+    )
+    def timeline_record_reply(response: dict[str, Any], render_id: str = "") -> str:
+        answer = _call(
+            lambda: client.record_reply(conversation, response, render=render_id or None, context=context)
+        )
+        stored = [f"{block.get('type')} {block.get('path') or ''}".strip() for block in answer["blocks"]]
+        body = {
+            "stored": stored,
+            "tool_calls": answer["tool_calls"],
+            "usage_reported": answer["usage"] is not None,
+        }
+        return json.dumps(body, ensure_ascii=False, indent=1)
+
+    @server.tool(
+        description=RECORD_TOOL_RESULTS_DESCRIPTION,
+        annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True, open_world_hint=False),
+        structured_output=False,
+    )
+    def timeline_record_tool_results(results: dict[str, Any], errors: list[str] | None = None) -> str:
+        blocks = _call(
+            lambda: client.record_tool_results(conversation, results, errors=errors or (), context=context)
+        )
+        return f"Stored {len(blocks)} result block(s): " + ", ".join(str(b.get("path")) for b in blocks)
 
     return server
 

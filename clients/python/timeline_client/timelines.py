@@ -10,7 +10,7 @@ from typing import Any, Literal, TypeVar, overload
 import httpx
 
 from timeline_client.http import Transport
-from timeline_client.native import NATIVE_FORMATS, NativeFormat, NativeRequest
+from timeline_client.native import NATIVE_FORMATS, ModelCall, NativeFormat, NativeRequest
 from timeline_client.types import (
     BlockAnswer,
     BlocksAnswer,
@@ -21,6 +21,7 @@ from timeline_client.types import (
     ConversationPage,
     ReadAnswer,
     RenderAnswer,
+    ReplyAnswer,
     SearchAnswer,
     SearchHit,
     SourceAnswer,
@@ -59,6 +60,9 @@ USAGE_KEYS = ("input_tokens", "prompt_tokens", "prompt_token_count")
 
 def _plain(value: Any) -> Any:
     """An SDK (pydantic) object as JSON-ready data; dicts and lists as they are."""
+    to_json_dict = getattr(value, "to_json_dict", None)  # google-genai: without its unset fields
+    if callable(to_json_dict):
+        return to_json_dict()
     dump = getattr(value, "model_dump", None)
     if callable(dump):
         return dump(mode="json")
@@ -73,14 +77,12 @@ def usage_of(response: Any) -> tuple[dict[str, Any], str]:
         raise TypeError("expected an SDK response, its dict, or a usage object")
     if any(key in data for key in USAGE_KEYS):
         return data, ""
-    # Gemini's GenerateContentResponse: ``usage_metadata`` and ``model_version``.
+    # Gemini's GenerateContentResponse: ``usage_metadata`` and ``model_version``. Its usage goes as
+    # the SDK dumps it: the service reads it (and keeps it) as it reads the one in a reply given to
+    # ``record_reply``, so the same call reported both ways is the same report.
     usage = _plain(data.get("usage", data.get("usage_metadata")))
     if not isinstance(usage, dict):
         raise ValueError("the response carries no usage object")
-    if "prompt_token_count" in usage:
-        usage = {
-            key: value for key, value in usage.items() if value is not None and not isinstance(value, list)
-        }
     model = data.get("model", data.get("model_version"))
     return usage, model if isinstance(model, str) else ""
 
@@ -97,6 +99,56 @@ def attachment(
     if summary:
         item["summary"] = summary
     return item
+
+
+def reply_body(
+    response: Any,
+    *,
+    render: RenderAnswer | NativeRequest | str | None = None,
+    tools: Iterable[str] = (),
+    model: str | None = None,
+) -> dict[str, Any]:
+    """The body of ``POST …/replies/`` for a reply (an SDK object, its dict, or a
+    :class:`ModelCall`, whose render is taken when ``render`` is not given)."""
+    if isinstance(response, ModelCall):
+        render = render if render is not None else response.render
+        response = response.reply
+    body: dict[str, Any] = {"response": _plain(response), "tools": list(tools)}
+    if render is not None:
+        if isinstance(render, NativeRequest):
+            render = render.render
+        render_id = render if isinstance(render, str) else render["render_id"]
+        if render_id is not None:
+            body["render_id"] = render_id
+    if model is not None:
+        body["model"] = model
+    return body
+
+
+def tool_results_body(
+    results: Mapping[str, Any],
+    *,
+    errors: Iterable[str] | Mapping[str, Any] = (),
+    images: Mapping[str, Iterable[tuple[str, bytes]]] | None = None,
+) -> dict[str, Any]:
+    """The body of ``POST …/tool-results/``: ``{call_id: output}``, the failed call ids (or
+    ``{call_id: error output}``), images by call id."""
+    outputs = dict(results)
+    failed = set(errors)
+    if isinstance(errors, Mapping):
+        outputs.update(errors)
+    extra = images or {}
+    items = []
+    for call_id in dict.fromkeys([*outputs, *extra]):
+        item: dict[str, Any] = {"tool_call_id": call_id, "output": outputs.get(call_id, "")}
+        if call_id in failed:
+            item["is_error"] = True
+        if call_id in extra:
+            item["images"] = [
+                {"mime": mime, "base64": base64.b64encode(data).decode()} for mime, data in extra[call_id]
+            ]
+        items.append(item)
+    return {"results": items}
 
 
 class TimelineClient:
@@ -385,6 +437,49 @@ class TimelineClient:
         body = {**payload, **({"id": id} if id else {})}
         return self.transport.call(ConversationAnswer, "POST", "/api/v1/conversations/import/", json=body)
 
+    # -- the native agent loop
+
+    def record_reply(
+        self,
+        conversation: str,
+        response: Any,
+        *,
+        render: RenderAnswer | NativeRequest | str | None = None,
+        context: str = "main",
+        tools: Iterable[str] = (),
+        model: str | None = None,
+    ) -> ReplyAnswer:
+        """Store the model's reply as it came: an Anthropic ``Message``, an OpenAI ``Response`` or
+        ``ChatCompletion``, a google-genai ``GenerateContentResponse`` (the SDK object or its dict),
+        or a :class:`ModelCall` of :meth:`retry_with_compaction` (its render then comes with it).
+
+        Its thinking, notes or completion and tool calls become blocks of the current turn (tool
+        names mapped back to yours: give ``tools``, your declared names, when one may be
+        shortened); with ``render`` (the render the call was made from, or its ``render_id``) the
+        reply's usage becomes that render's usage report. Answers the stored blocks and
+        ``tool_calls``, the calls to run (``tool_call_id``, ``name``, ``input``). Safe to repeat:
+        the same reply stores nothing twice."""
+        body = reply_body(response, render=render, tools=tools, model=model)
+        path = self._path(conversation, context, "replies/")
+        return self.transport.call(ReplyAnswer, "POST", path, json=body)
+
+    def record_tool_results(
+        self,
+        conversation: str,
+        results: Mapping[str, Any],
+        *,
+        errors: Iterable[str] | Mapping[str, Any] = (),
+        images: Mapping[str, Iterable[tuple[str, bytes]]] | None = None,
+        context: str = "main",
+    ) -> list[BlockAnswer]:
+        """Store tool results by call id, each in the turn of its call: ``{call_id: output}``,
+        an output text or any JSON value. ``errors``: the call ids whose output is an error, or
+        ``{call_id: error output}`` (merged into ``results``); ``images``: ``{call_id: [(mime,
+        bytes), …]}``. An unknown call id is refused (400 naming it); repeating is safe."""
+        body = tool_results_body(results, errors=errors, images=images)
+        path = self._path(conversation, context, "tool-results/")
+        return self.transport.call(BlocksAnswer, "POST", path, json=body)["blocks"]
+
     # -- the seed's retry loop
 
     def retry_with_compaction(
@@ -393,15 +488,30 @@ class TimelineClient:
         call: Callable[[RenderAnswer | NativeRequest], T],
         *,
         context: str = "main",
+        report_usage: bool = False,
         **render_options: Any,
-    ) -> T:
+    ) -> ModelCall[T]:
         """Render, call the model; on a context-limit error render again with ``force_sanitize`` and
-        retry once (seed 000 "Retry with Compaction"). Other errors propagate unchanged."""
+        retry once (seed 000 "Retry with Compaction"). Other errors propagate unchanged.
+
+        Answers a :class:`ModelCall`: the reply with the render it was made from (``reply, render =
+        …``; it also stands in for the reply, as this method's answer did before). With
+        ``report_usage`` the reply's usage is reported on that render (``usage_report``); or pass the
+        answer to :meth:`record_reply`, which stores the reply and reports its usage in one call."""
         rendered = self.render(conversation, context=context, **render_options)
         try:
-            return call(rendered)
+            answer = ModelCall(call(rendered), rendered)
         except Exception as exc:
             if not is_context_limit_error(exc):
                 raise
+        else:
+            return self._reported(answer, report_usage, conversation, context)
         rendered = self.render(conversation, context=context, **{**render_options, "force_sanitize": True})
-        return call(rendered)
+        return self._reported(ModelCall(call(rendered), rendered), report_usage, conversation, context)
+
+    def _reported(self, answer: ModelCall[T], report: bool, conversation: str, context: str) -> ModelCall[T]:
+        if report:
+            answer.usage_report = self.report_usage(
+                answer.render, answer.reply, conversation=conversation, context=context
+            )
+        return answer

@@ -257,6 +257,26 @@ class UsageReportAnswer(TypedDict):
     pruned_tokens: int
 
 
+class ToolCallAnswer(TypedDict):
+    """``ToolCallOut``: a tool call of a recorded reply, for the agent to run."""
+
+    tool_call_id: str
+    name: str
+    provider_name: str
+    input: dict[str, Any]
+
+
+class ReplyAnswer(TypedDict):
+    """``ReplyOut``: a recorded reply (``record_reply``): its stored blocks, the tool calls to run,
+    and the render's usage report (None without a render, or for Gemini)."""
+
+    blocks: list[BlockAnswer]
+    response_id: str
+    format: str
+    tool_calls: list[ToolCallAnswer]
+    usage: UsageReportAnswer | None
+
+
 class UsageMiss(TypedDict):
     """``MissOut``: a render whose forecast cache read did not happen, unexplained."""
 

@@ -186,7 +186,7 @@ def test_the_system_prompt_is_the_top_level_system_with_its_own_marker() -> None
 
 @pytest.mark.parametrize("fmt", ["anthropic_messages", "openai_responses", "openai_chat"])
 def test_a_call_stored_as_its_bare_input_renders_that_input(fmt: str) -> None:
-    """docs/examples/agent_loop.py stores ``json.dumps(tool_use.input)`` with the tool's name in
+    """An agent that stores ``json.dumps(tool_use.input)`` with the tool's name in
     meta: the native call carries that input (it rendered ``{}`` before)."""
     s = Stream()
     s.turn("t1")

@@ -22,6 +22,7 @@ no write surcharge).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -75,7 +76,7 @@ SHAPE_KEYS: dict[str, tuple[tuple[str, ...], str, tuple[str, ...]]] = {
 def usage_shape(usage: Mapping[str, Any]) -> str:
     """Which SDK object ``usage`` is, by its keys: ``gemini``, ``chat``, ``responses`` or
     ``anthropic``."""
-    if "prompt_token_count" in usage or "promptTokenCount" in usage:
+    if is_gemini_usage(usage):
         return "gemini"
     if "prompt_tokens" in usage:
         return "chat"
@@ -90,7 +91,7 @@ def kept_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
     keys dropped. ``read_usage`` reads the same from it as from ``usage``."""
     shape = usage_shape(usage)
     if shape == "gemini":  # the REST API's camelCase names, kept under the SDK's (one of each)
-        usage = {_GEMINI_KEYS.get(key, key): value for key, value in usage.items()}
+        usage = gemini_usage(usage)
     counts, details, inner_counts = SHAPE_KEYS[shape]
     kept: dict[str, Any] = {key: usage[key] for key in counts if key in usage}
     inner = usage.get(details) if details else None
@@ -172,18 +173,33 @@ def read_usage(usage: Any) -> ReportedUsage:
     return ReportedUsage("anthropic", TokenCounts(uncached, read, five, hour, output))
 
 
-_GEMINI_KEYS = {
-    "promptTokenCount": "prompt_token_count",
-    "cachedContentTokenCount": "cached_content_token_count",
-    "toolUsePromptTokenCount": "tool_use_prompt_token_count",
-    "candidatesTokenCount": "candidates_token_count",
-    "thoughtsTokenCount": "thoughts_token_count",
-}
+_CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
+
+
+def _snake(key: str) -> str:
+    """``promptTokenCount`` → ``prompt_token_count`` (a snake_case name stays as it is)."""
+    return _CAMEL.sub(r"_\1", key).lower()
+
+
+def is_gemini_usage(usage: Any) -> bool:
+    return isinstance(usage, Mapping) and ("prompt_token_count" in usage or "promptTokenCount" in usage)
+
+
+def gemini_usage(usage: Mapping[str, Any]) -> dict[str, Any]:
+    """Gemini's ``usage_metadata`` as one reading keeps it, however it came (the REST API's
+    camelCase, the SDK's snake_case dump, the client's report): snake_case names, its counts only
+    (null members and the per-modality detail lists left out). ``POST …/usage/`` and ``POST
+    …/replies/`` store this, so the same call reported both ways is the same report."""
+    return {
+        _snake(key): value
+        for key, value in usage.items()
+        if value is not None and not isinstance(value, (list, Mapping))
+    }
 
 
 def _gemini(usage: Mapping[str, Any]) -> ReportedUsage:
     """Gemini's ``usage_metadata``: implicit caching reads, no writes; thinking billed as output."""
-    plain = {_GEMINI_KEYS.get(key, key): value for key, value in usage.items()}
+    plain = gemini_usage(usage)
     prompt = _count(plain, "prompt_token_count", where="")
     cached = _count(plain, "cached_content_token_count", where="", required=False)
     tool_prompt = _count(plain, "tool_use_prompt_token_count", where="", required=False)
