@@ -69,7 +69,7 @@ export interface paths {
         put?: never;
         /**
          * Contribute blocks (idempotent by block id)
-         * @description A block whose `id` is stored already comes back as stored. 201 when something was created; 200 when every item replays a known id (the stored rows, nothing written).
+         * @description A block whose `id` is stored already comes back as stored; with another body (a sent field that differs; an omitted `turn_id`, `ts` or `path` is the stored one) it is a 409 naming the fields and nothing of the request is stored. 201 when something was created; 200 when every item replays a known id (the stored rows, nothing written).
          */
         post: operations["v1_conversations_blocks_create"];
         delete?: never;
@@ -205,7 +205,7 @@ export interface paths {
         put?: never;
         /**
          * Contribute blocks (idempotent by block id)
-         * @description A block whose `id` is stored already comes back as stored. 201 when something was created; 200 when every item replays a known id (the stored rows, nothing written).
+         * @description A block whose `id` is stored already comes back as stored; with another body (a sent field that differs; an omitted `turn_id`, `ts` or `path` is the stored one) it is a 409 naming the fields and nothing of the request is stored. 201 when something was created; 200 when every item replays a known id (the stored rows, nothing written).
          */
         post: operations["v1_conversations_contexts_blocks_create"];
         delete?: never;
@@ -382,6 +382,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/conversations/{conv}/contexts/{context}/replies/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Store a provider's reply as it came (the native agent loop)
+         * @description Stores the reply's parts as blocks of the current turn, in the reply's order: thinking / reasoning / thought signatures as `react.thinking`, text as `react.notes` when the reply calls tools and as the turn's `assistant.completion` when it does not (a refusal too, `meta.refusal`), each tool call as `react.tool.call` with the provider's id and the declared name; with `render_id`, the reply's usage as that render's usage report; all in one transaction. Answers the stored blocks and the tool calls to run. Idempotent by the response id: the same body again answers the stored blocks; 201 when something was created; 200 when every item replays a known id (the stored rows, nothing written). Another body under the same id, or other usage for the render, is a 409. Not a reply of a known shape, no response id, or a malformed part: 400 naming the field; an unknown `render_id`: 404.
+         */
+        post: operations["v1_conversations_contexts_replies_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/conversations/{conv}/contexts/{context}/search/": {
         parameters: {
             query?: never;
@@ -446,6 +466,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/conversations/{conv}/contexts/{context}/tool-results/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Store the results of tool calls by call id
+         * @description Each result becomes a `react.tool.result` in the turn of its call (`meta.tool_id` the call's tool, `meta.status` `error` and `meta.is_error` when `is_error`): text as text/plain, any other JSON value as application/json, each image one more result block of the call. A call id no stored call carries, or one given twice, is a 400 naming it. Idempotent per call: 201 when something was created; 200 when every item replays a known id (the stored rows, nothing written); another result for an answered call is a 409.
+         */
+        post: operations["v1_conversations_contexts_tool_results_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/conversations/{conv}/contexts/{context}/turns/": {
         parameters: {
             query?: never;
@@ -457,7 +497,7 @@ export interface paths {
         put?: never;
         /**
          * Start a turn: header, user.prompt and attachment blocks
-         * @description Starting a known `turn_id` again answers its stored blocks. 201 when something was created; 200 when every item replays a known id (the stored rows, nothing written).
+         * @description Starting a known `turn_id` again answers its stored blocks; with another prompt, `ts` or attachments it is a 409 and nothing is stored. 201 when something was created; 200 when every item replays a known id (the stored rows, nothing written).
          */
         post: operations["v1_conversations_contexts_turns_create"];
         delete?: never;
@@ -634,6 +674,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/conversations/{conv}/replies/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Store a provider's reply as it came (the native agent loop)
+         * @description Stores the reply's parts as blocks of the current turn, in the reply's order: thinking / reasoning / thought signatures as `react.thinking`, text as `react.notes` when the reply calls tools and as the turn's `assistant.completion` when it does not (a refusal too, `meta.refusal`), each tool call as `react.tool.call` with the provider's id and the declared name; with `render_id`, the reply's usage as that render's usage report; all in one transaction. Answers the stored blocks and the tool calls to run. Idempotent by the response id: the same body again answers the stored blocks; 201 when something was created; 200 when every item replays a known id (the stored rows, nothing written). Another body under the same id, or other usage for the render, is a 409. Not a reply of a known shape, no response id, or a malformed part: 400 naming the field; an unknown `render_id`: 404.
+         */
+        post: operations["v1_conversations_replies_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/conversations/{conv}/search/": {
         parameters: {
             query?: never;
@@ -698,6 +758,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/conversations/{conv}/tool-results/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Store the results of tool calls by call id
+         * @description Each result becomes a `react.tool.result` in the turn of its call (`meta.tool_id` the call's tool, `meta.status` `error` and `meta.is_error` when `is_error`): text as text/plain, any other JSON value as application/json, each image one more result block of the call. A call id no stored call carries, or one given twice, is a 400 naming it. Idempotent per call: 201 when something was created; 200 when every item replays a known id (the stored rows, nothing written); another result for an answered call is a 409.
+         */
+        post: operations["v1_conversations_tool_results_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/conversations/{conv}/turns/": {
         parameters: {
             query?: never;
@@ -709,7 +789,7 @@ export interface paths {
         put?: never;
         /**
          * Start a turn: header, user.prompt and attachment blocks
-         * @description Starting a known `turn_id` again answers its stored blocks. 201 when something was created; 200 when every item replays a known id (the stored rows, nothing written).
+         * @description Starting a known `turn_id` again answers its stored blocks; with another prompt, `ts` or attachments it is a 409 and nothing is stored. 201 when something was created; 200 when every item replays a known id (the stored rows, nothing written).
          */
         post: operations["v1_conversations_turns_create"];
         delete?: never;
@@ -1095,6 +1175,9 @@ export interface components {
                 cache_point_offset_rounds?: number;
                 cache_ttl_buffer_seconds?: number;
                 cache_ttl_seconds?: number;
+                /** @description native formats: the text of the user message a render ends with when the history ends with the model's (default `Continue.`) */
+                continue_text?: string;
+                /** @description at most max_tokens (the one given with it, else 200000); null: 0.3 × max_tokens */
                 keep_recent_tokens?: number | null;
                 max_tokens?: number;
                 split_prefix_max_tokens?: number;
@@ -1187,6 +1270,14 @@ export interface components {
             /** @description reported with a model the price table does not list */
             unpriced_renders: number;
         };
+        /**
+         * @description * `user` - user
+         *     * `continue_text` - continue_text
+         *     * `prefill` - prefill
+         *     * `assistant` - assistant
+         * @enum {string}
+         */
+        EndingEnum: "user" | "continue_text" | "prefill" | "assistant";
         ErrorBodyOut: {
             /** @description stable machine code, e.g. `invalid`, `not_found` */
             code: string;
@@ -1236,19 +1327,14 @@ export interface components {
             cache_write_5m: number;
             uncached_input: number;
         };
-        /**
-         * @description * `anthropic` - anthropic
-         *     * `openai` - openai
-         *     * `text` - text
-         *     * `anthropic_messages` - anthropic_messages
-         *     * `openai_responses` - openai_responses
-         *     * `openai_chat` - openai_chat
-         * @enum {string}
-         */
-        FormatEnum: "anthropic" | "openai" | "text" | "anthropic_messages" | "openai_responses" | "openai_chat";
         HideInRequest: {
             path: string;
             replacement_text: string;
+        };
+        ImageInRequest: {
+            /** @description base64 of at most 20971520 bytes */
+            base64?: string;
+            mime: string;
         };
         ImportBlockInRequest: {
             /** @default  */
@@ -1485,6 +1571,9 @@ export interface components {
                 cache_point_offset_rounds?: number;
                 cache_ttl_buffer_seconds?: number;
                 cache_ttl_seconds?: number;
+                /** @description native formats: the text of the user message a render ends with when the history ends with the model's (default `Continue.`) */
+                continue_text?: string;
+                /** @description at most max_tokens (the one given with it, else 200000); null: 0.3 × max_tokens */
                 keep_recent_tokens?: number | null;
                 max_tokens?: number;
                 split_prefix_max_tokens?: number;
@@ -1499,9 +1588,10 @@ export interface components {
         /**
          * @description * `anthropic` - anthropic
          *     * `openai` - openai
+         *     * `google` - google
          * @enum {string}
          */
-        ProviderEnum: "anthropic" | "openai";
+        ProviderEnum: "anthropic" | "openai" | "google";
         PruningOut: {
             hidden_paths: string[];
             status: components["schemas"]["PruningOutStatusEnum"];
@@ -1526,6 +1616,17 @@ export interface components {
          * @enum {string}
          */
         ReasonEnum: "first_render" | "ttl_expired" | "settings_changed" | "compacted" | "hidden" | "appended_only" | "other";
+        /**
+         * @description * `anthropic` - anthropic
+         *     * `openai` - openai
+         *     * `text` - text
+         *     * `anthropic_messages` - anthropic_messages
+         *     * `openai_responses` - openai_responses
+         *     * `openai_chat` - openai_chat
+         *     * `gemini_contents` - gemini_contents
+         * @enum {string}
+         */
+        RenderInFormatEnum: "anthropic" | "openai" | "text" | "anthropic_messages" | "openai_responses" | "openai_chat" | "gemini_contents";
         RenderInRequest: {
             announce?: string[];
             /** @default true */
@@ -1539,7 +1640,7 @@ export interface components {
             /** @default false */
             force_sanitize: boolean;
             /**
-             * @description `anthropic` (default), `openai`, `text`: the seed dialect; `anthropic_messages`, `openai_responses`, `openai_chat`: the provider's own request body with native tool use, in `request` (docs/native-formats.md)
+             * @description `anthropic` (default), `openai`, `text`: the seed dialect; `anthropic_messages`, `openai_responses`, `openai_chat`, `gemini_contents`: the provider's own request body with native tool use, in `request` (docs/native-formats.md)
              *
              *     * `anthropic` - anthropic
              *     * `openai` - openai
@@ -1547,9 +1648,10 @@ export interface components {
              *     * `anthropic_messages` - anthropic_messages
              *     * `openai_responses` - openai_responses
              *     * `openai_chat` - openai_chat
+             *     * `gemini_contents` - gemini_contents
              * @default anthropic
              */
-            format: components["schemas"]["FormatEnum"];
+            format: components["schemas"]["RenderInFormatEnum"];
             /** @default false */
             include_announce: boolean;
             include_only_contributions?: string[];
@@ -1560,6 +1662,11 @@ export interface components {
             model?: string;
             /** Format: date-time */
             now?: string;
+            /**
+             * @description `anthropic_messages`, `gemini_contents`: keep the model's message last when the history ends with it (for models that still take a prefill); by default such a render ends with a user message of the `continue_text` setting. `ending` in the answer says which happened
+             * @default false
+             */
+            prefill: boolean;
             /** @description the system prompt, counted; the native formats also render it (Anthropic `system`, Responses `instructions`, a first chat system message) */
             system?: string;
             system_tokens?: number;
@@ -1582,6 +1689,15 @@ export interface components {
             compaction: components["schemas"]["CompactionOut"] | null;
             /** @description text format with `debug: true` only: the stream with =>[k] marks */
             debug?: string;
+            /**
+             * @description native formats: how the request ends. `user`: with the user's message (or tool results), as the history does; `continue_text`: the history ended with the model's, so a user message of the `continue_text` setting was added (`anthropic_messages`, `gemini_contents`); `prefill`: with the model's, kept last as asked; `assistant`: with the assistant's, as the history does (the OpenAI formats take that). Null for the seed formats
+             *
+             *     * `user` - user
+             *     * `continue_text` - continue_text
+             *     * `prefill` - prefill
+             *     * `assistant` - assistant
+             */
+            ending: (components["schemas"]["EndingEnum"] | components["schemas"]["NullEnum"]) | null;
             /** @description the conversation's stored settings that no longer validate, {key: why}: the render used their defaults (empty when every stored setting applied) */
             ignored_settings: {
                 [key: string]: string;
@@ -1589,13 +1705,42 @@ export interface components {
             pruning: components["schemas"]["PruningOut"];
             /** @description this render's id: report the call's usage to …/renders/{render_id}/usage/ */
             render_id: string | null;
-            /** @description native formats only: the SDK call's keyword arguments without `model` (`system` + `messages` for messages.create; `input`, `instructions`, `prompt_cache_key` for responses.create; `messages`, `prompt_cache_key` for chat.completions.create) */
+            /** @description native formats only: the SDK call's keyword arguments without `model` (`system` + `messages` for messages.create; `input`, `instructions`, `prompt_cache_key` for responses.create; `messages`, `prompt_cache_key` for chat.completions.create; `contents`, `config` for models.generate_content) */
             request?: {
                 [key: string]: unknown;
             };
             tokens: components["schemas"]["TokensOut"];
             readonly usage_forecast: components["schemas"]["UsageForecastOut"] | null;
         };
+        ReplyInRequest: {
+            /** @description the model for the usage report (default: the reply's) */
+            model?: string;
+            /** @description the render the call was made from: the reply's usage becomes its usage report */
+            render_id?: string;
+            /** @description the provider's reply as it came, as JSON (`model_dump(mode="json")` of the SDK object): an Anthropic `Message`, an OpenAI `Response` or `ChatCompletion`, a Gemini `GenerateContentResponse` */
+            response: {
+                [key: string]: unknown;
+            };
+            /** @description your declared tool names (the timeline's), to map shortened provider names back */
+            tools?: string[];
+        };
+        ReplyOut: {
+            blocks: components["schemas"]["BlockOut"][];
+            format: components["schemas"]["ReplyOutFormatEnum"];
+            response_id: string;
+            /** @description the calls the agent now has to run, in order */
+            tool_calls: components["schemas"]["ToolCallOut"][];
+            /** @description the render's usage report (null without `render_id`) */
+            usage: components["schemas"]["UsageOut"] | null;
+        };
+        /**
+         * @description * `anthropic` - anthropic
+         *     * `openai_responses` - openai_responses
+         *     * `openai_chat` - openai_chat
+         *     * `gemini` - gemini
+         * @enum {string}
+         */
+        ReplyOutFormatEnum: "anthropic" | "openai_responses" | "openai_chat" | "gemini";
         /** @description From a ``Block``; ``context``: ``query`` and ``window`` (``selectors.timeline_window``). */
         SearchHitOut: {
             /** @description not in the visible window: behind the latest summary, or cleared (DELETE …/messages/) */
@@ -1686,6 +1831,9 @@ export interface components {
                 cache_point_offset_rounds?: number;
                 cache_ttl_buffer_seconds?: number;
                 cache_ttl_seconds?: number;
+                /** @description native formats: the text of the user message a render ends with when the history ends with the model's (default `Continue.`) */
+                continue_text?: string;
+                /** @description at most max_tokens (the one given with it, else 200000); null: 0.3 × max_tokens */
                 keep_recent_tokens?: number | null;
                 max_tokens?: number;
                 split_prefix_max_tokens?: number;
@@ -1718,6 +1866,30 @@ export interface components {
             tail: number;
             total: number;
             visible: number;
+        };
+        ToolCallOut: {
+            /** @description the arguments */
+            input: {
+                [key: string]: unknown;
+            };
+            /** @description the declared (timeline) tool name */
+            name: string;
+            /** @description the name as the model sent it */
+            provider_name: string;
+            /** @description the provider's id: answer it in …/tool-results/ */
+            tool_call_id: string;
+        };
+        ToolResultInRequest: {
+            images?: components["schemas"]["ImageInRequest"][];
+            /** @default false */
+            is_error: boolean;
+            /** @description text (stored as text/plain) or any JSON value (stored as application/json) */
+            output: unknown;
+            /** @description the call this answers */
+            tool_call_id: string;
+        };
+        ToolResultsInRequest: {
+            results: components["schemas"]["ToolResultInRequest"][];
         };
         TurnInRequest: {
             attachments?: components["schemas"]["AttachmentInRequest"][];
@@ -1786,7 +1958,7 @@ export interface components {
             cache_miss_reason?: (components["schemas"]["CacheMissReasonEnum"] | components["schemas"]["NullEnum"]) | null;
             /** @description the model the call used */
             model: string;
-            /** @description the provider's usage object as the SDK returns it: Anthropic Messages `usage`, OpenAI Chat Completions `usage` or OpenAI Responses `usage` */
+            /** @description the provider's usage object as the SDK returns it: Anthropic Messages `usage`, OpenAI Chat Completions `usage`, OpenAI Responses `usage`, or Gemini `usage_metadata` (kept as snake_case counts, without the per-modality lists) */
             usage: {
                 [key: string]: unknown;
             };
@@ -3646,6 +3818,96 @@ export interface operations {
             };
         };
     };
+    v1_conversations_contexts_replies_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A named context; the paths without `contexts/{context}/` address `main`. */
+                context: string;
+                /** @description The conversation's id. */
+                conv: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplyInRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplyOut"];
+                };
+            };
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplyOut"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such conversation or context for this key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict with what is stored (an id taken, a message stored with other content) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A dependency (PostgreSQL, Redis, the broker) is unreachable: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     v1_conversations_contexts_search_retrieve: {
         parameters: {
             query: {
@@ -3901,6 +4163,96 @@ export interface operations {
             };
         };
     };
+    v1_conversations_contexts_tool_results_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A named context; the paths without `contexts/{context}/` address `main`. */
+                context: string;
+                /** @description The conversation's id. */
+                conv: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ToolResultsInRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlocksOut"];
+                };
+            };
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlocksOut"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such conversation or context for this key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict with what is stored (an id taken, a message stored with other content) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A dependency (PostgreSQL, Redis, the broker) is unreachable: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     v1_conversations_contexts_turns_create: {
         parameters: {
             query?: never;
@@ -3955,6 +4307,15 @@ export interface operations {
             };
             /** @description No such conversation or context for this key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict with what is stored (an id taken, a message stored with other content) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4632,6 +4993,94 @@ export interface operations {
             };
         };
     };
+    v1_conversations_replies_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The conversation's id. */
+                conv: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReplyInRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplyOut"];
+                };
+            };
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReplyOut"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such conversation or context for this key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict with what is stored (an id taken, a message stored with other content) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A dependency (PostgreSQL, Redis, the broker) is unreachable: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     v1_conversations_search_retrieve: {
         parameters: {
             query: {
@@ -4879,6 +5328,94 @@ export interface operations {
             };
         };
     };
+    v1_conversations_tool_results_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The conversation's id. */
+                conv: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ToolResultsInRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlocksOut"];
+                };
+            };
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlocksOut"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such conversation or context for this key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict with what is stored (an id taken, a message stored with other content) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A dependency (PostgreSQL, Redis, the broker) is unreachable: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     v1_conversations_turns_create: {
         parameters: {
             query?: never;
@@ -4931,6 +5468,15 @@ export interface operations {
             };
             /** @description No such conversation or context for this key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict with what is stored (an id taken, a message stored with other content) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
