@@ -7,13 +7,17 @@ from typing import Any
 
 from anthropic.types import MessageParam, TextBlockParam
 from openai.types.chat import ChatCompletionMessageParam
+from openai.types.chat.completion_create_params import PromptCacheOptions as ChatPromptCacheOptions
 from openai.types.responses import ResponseInputParam
+from openai.types.responses.response_create_params import PromptCacheOptions
 from pydantic import TypeAdapter, ValidationError
 
 _ANTHROPIC_MESSAGES = TypeAdapter(list[MessageParam])
 _ANTHROPIC_SYSTEM = TypeAdapter(list[TextBlockParam])
 _RESPONSES_INPUT = TypeAdapter(ResponseInputParam)
 _CHAT_MESSAGES = TypeAdapter(list[ChatCompletionMessageParam])
+_RESPONSES_CACHE = TypeAdapter(PromptCacheOptions)
+_CHAT_CACHE = TypeAdapter(ChatPromptCacheOptions)
 
 
 def _drain(value: Any) -> None:
@@ -36,8 +40,12 @@ def sdk_type_errors(format: str, request: dict[str, Any]) -> list[str]:
         checks = [(_ANTHROPIC_MESSAGES, request["messages"]), (_ANTHROPIC_SYSTEM, request.get("system", []))]
     elif format == "openai_responses":
         checks = [(_RESPONSES_INPUT, request["input"])]
+        if "prompt_cache_options" in request:
+            checks.append((_RESPONSES_CACHE, request["prompt_cache_options"]))
     else:
         checks = [(_CHAT_MESSAGES, request["messages"])]
+        if "prompt_cache_options" in request:
+            checks.append((_CHAT_CACHE, request["prompt_cache_options"]))
     errors: list[str] = []
     for adapter, value in checks:
         try:

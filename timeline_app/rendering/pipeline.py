@@ -16,6 +16,7 @@ from timeline_app.domain.settings import RenderSettings
 from timeline_app.domain.thinking import renders_in
 from timeline_app.domain.tokens import count_text_tokens
 
+from .cache_plan import NO_MARKERS, openai_explicit
 from .cache_points import cache_point_indices
 from .formats import (
     FORMATS,
@@ -48,6 +49,9 @@ class RenderOptions:
     # ``instructions`` or a first system message) and the ``prompt_cache_key`` suggestion.
     system_text: str = ""
     prompt_cache_key: str = ""
+    # OpenAI formats: the cache TTLs of the call's model when it takes explicit cache breakpoints
+    # (GPT-5.6 and later, from the price table; ``("30m", "12h")``); empty: it takes none.
+    cache_breakpoint_ttls: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -214,6 +218,9 @@ def render_window(
             cache_min_tokens=settings.cache_min_tokens,
             cache_ttl_seconds=settings.cache_ttl_seconds,
             prompt_cache_key=options.prompt_cache_key,
+            cache_style=openai_explicit(options.cache_breakpoint_ttls)
+            if options.cache_breakpoint_ttls
+            else NO_MARKERS,
         )
         keyed = [(b, segment_key(b, block_text(b)), native.item_of.get(i, 0)) for i, b in enumerate(stable)]
         return Rendered(

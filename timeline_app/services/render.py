@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 
 from django.db import transaction
@@ -42,7 +42,9 @@ from timeline_app.services.compaction_apply import CompactionOutcome
 from timeline_app.services.hiding import hides_store
 from timeline_app.services.render_history import render_record
 from timeline_app.services.summarizers import draft_summary, fallback_summarizer
-from timeline_app.services.usage import RenderForecast, render_forecast
+from timeline_app.services.usage import RenderForecast, cache_breakpoint_ttls, render_forecast
+
+OPENAI_NATIVE = frozenset({"openai_responses", "openai_chat"})
 
 
 @dataclass(frozen=True)
@@ -164,6 +166,8 @@ def timeline_render(
     for ``model`` (``tools_tokens`` of tool definitions precede the system prompt). ``system_text``
     (the system prompt, when the caller gave it and no tools) is kept so a compaction can start its
     summary request with this render's prefix while it is cached."""
+    if options.format in OPENAI_NATIVE and not options.cache_breakpoint_ttls:
+        options = replace(options, cache_breakpoint_ttls=cache_breakpoint_ttls(model))
     resolved = timeline_settings_resolved(timeline=timeline, max_tokens=max_tokens)
     settings = resolved.settings
     now = now or timezone.now()

@@ -34,7 +34,12 @@ from timeline_app.rendering.usage.forecast import (
 )
 from timeline_app.rendering.usage.pricing import Price, call_cost, cost_without_cache, price_for, price_table
 from timeline_app.rendering.usage.reported import CACHE_MISS_REASONS, UsageError, read_usage
-from timeline_app.rendering.usage.requests import format_provider, native_anthropic_request, rendered_request
+from timeline_app.rendering.usage.requests import (
+    format_provider,
+    native_anthropic_request,
+    native_openai_request,
+    rendered_request,
+)
 
 # A forecast read the provider gave less than this share of is a miss (token counts are estimates).
 AGREEMENT = Decimal("0.99")
@@ -49,6 +54,13 @@ def cache_rules() -> CacheRules:
 
 def prices() -> dict[str, Price]:
     return price_table(settings.TIMELINE_PRICES)
+
+
+def cache_breakpoint_ttls(model: str) -> tuple[str, ...]:
+    """The explicit cache TTLs of ``model`` when it takes OpenAI cache breakpoints (GPT-5.6 and
+    later, as the price table says); empty for every other or unknown model."""
+    priced = price_for(prices(), model) if model else None
+    return priced[1].cache_ttls if priced is not None else ()
 
 
 @dataclass(frozen=True)
@@ -86,6 +98,15 @@ def render_forecast(
             head_tokens=head_tokens,
             input_tokens=input_tokens,
         )
+    elif rendered.request is not None and "prompt_cache_options" in rendered.request:
+        request = native_openai_request(
+            model=model,
+            prefix=rendered.prefix,
+            request=rendered.request,
+            marked_seqs=rendered.marked_seqs,
+            head_tokens=head_tokens,
+            input_tokens=input_tokens,
+        )
     else:
         request = rendered_request(
             provider=provider,
@@ -97,7 +118,11 @@ def render_forecast(
             input_tokens=input_tokens,
         )
     state = selectors.cache_state(
-        timeline=timeline, provider=provider, now=now, retention_seconds=rules.openai_retention_seconds
+        timeline=timeline,
+        provider=provider,
+        now=now,
+        retention_seconds=rules.openai_retention_seconds,
+        explicit=request.explicit,
     )
     forecast = forecast_usage(request=request, state=state, now=now, rules=rules)
     return RenderForecast(

@@ -16,6 +16,11 @@ against the SDKs' own request types in the tests and in ``manage.py bench format
   function call or an assistant message.
 * OpenAI Chat: an assistant message with ``tool_calls`` is followed by one ``tool`` message per
   call id before any other message; no other ``tool`` message; unique ids; names.
+* OpenAI cache breakpoints (GPT-5.6 and later, both formats): ``prompt_cache_breakpoint`` only on
+  input content parts (user / system / developer message parts, Responses ``function_call_output``
+  parts, Chat ``tool`` message parts), never on a function call, a reasoning item or the
+  assistant's output; at most 80; ``prompt_cache_options`` with them and never beside the
+  deprecated ``prompt_cache_retention``.
 """
 
 from __future__ import annotations
@@ -224,12 +229,56 @@ def chat_violations(messages: Sequence[Any]) -> list[str]:
     return out
 
 
+MAX_OPENAI_BREAKPOINTS = 80
+BREAKPOINT = "prompt_cache_breakpoint"
+INPUT_ROLES = frozenset({"user", "system", "developer"})
+
+
+def _marked(value: Any) -> int:
+    """Breakpoints anywhere inside ``value``."""
+    if isinstance(value, Mapping):
+        return int(BREAKPOINT in value) + sum(_marked(v) for k, v in value.items() if k != BREAKPOINT)
+    if isinstance(value, list):
+        return sum(_marked(v) for v in value)
+    return 0
+
+
+def openai_breakpoint_violations(request: Mapping[str, Any], items: Sequence[Any]) -> list[str]:
+    out: list[str] = []
+    total = 0
+    for _, where, item in _objects(items, "items", out):
+        placed = _marked(item)
+        total += placed
+        if not placed:
+            continue
+        role, kind = item.get("role"), item.get("type")
+        parts = item.get("output") if kind == "function_call_output" else item.get("content")
+        on_parts = (
+            sum(1 for part in parts if isinstance(part, Mapping) and BREAKPOINT in part)
+            if isinstance(parts, list)
+            else 0
+        )
+        allowed = kind == "function_call_output" or role in INPUT_ROLES or role == "tool"
+        if not allowed or placed != on_parts:
+            out.append(f"{where}: prompt_cache_breakpoint outside an input content part")
+    options = request.get("prompt_cache_options")
+    if total > MAX_OPENAI_BREAKPOINTS:
+        out.append(f"{total} prompt_cache_breakpoint markers (reads consider {MAX_OPENAI_BREAKPOINTS})")
+    if total and not isinstance(options, Mapping):
+        out.append("prompt_cache_breakpoint markers without prompt_cache_options")
+    if options is not None and "prompt_cache_retention" in request:
+        out.append("prompt_cache_options beside the deprecated prompt_cache_retention")
+    return out
+
+
 def violations(format: str, request: Mapping[str, Any]) -> list[str]:
     """The rule violations of one native render's request (``NativeRender.request``)."""
     if format == "anthropic_messages":
         return anthropic_violations(request)
     if format == "openai_responses":
-        return responses_violations(request.get("input") or [])
+        items = request.get("input") or []
+        return responses_violations(items) + openai_breakpoint_violations(request, items)
     if format == "openai_chat":
-        return chat_violations(request.get("messages") or [])
+        items = request.get("messages") or []
+        return chat_violations(items) + openai_breakpoint_violations(request, items)
     raise ValueError(f"not a native format: {format!r}")
