@@ -18,7 +18,8 @@ native provider formats) only has to produce that list and call :func:`forecast_
 
 Anthropic (explicit breakpoints): at most ``max_breakpoints`` per request; each breakpoint looks
 back ``lookback_blocks`` block boundaries (itself included) for the longest prefix still cached;
-the longest hit over all breakpoints is read; every breakpoint past the read point whose prefix
+the longest hit over all breakpoints is read (and every live entry of an earlier breakpoint is
+refreshed with it); every breakpoint past the read point whose prefix
 reaches the model's minimum cacheable length is written (1-hour entries billed at the 1-hour
 write price up to the last 1-hour breakpoint, the rest up to the last breakpoint at the 5-minute
 price); what follows the last breakpoint is plain input. An entry lives ``ttl`` seconds from its
@@ -217,6 +218,12 @@ def _anthropic(request: CacheRequest, state: CacheState, now: datetime, rules: C
     if read_at is not None:
         ttl = _entry_ttl(blocks, read_at, breakpoints)
         touched.append((blocks[read_at].digest, now + timedelta(seconds=ttl)))
+        # An earlier breakpoint's live entry is inside the prefix read: used, so refreshed too
+        # (the system prompt's, typically: what a request after a compaction still reads).
+        for point in breakpoints:
+            if point < read_at and state.live(blocks[point].digest, now):
+                ttl = blocks[point].breakpoint_ttl or FIVE_MINUTES
+                touched.append((blocks[point].digest, now + timedelta(seconds=ttl)))
     for point in cacheable:
         ttl = blocks[point].breakpoint_ttl or FIVE_MINUTES
         touched.append((blocks[point].digest, now + timedelta(seconds=ttl)))
