@@ -74,7 +74,12 @@ from timeline_app.domain.tokens import count_binary_tokens, count_text_tokens
 LOOKBACK_BLOCKS = 20
 MIN_TOKENS = 1024
 # The minimum cacheable prompt per model family (Anthropic's prompt-caching documentation).
-MIN_TOKENS_BY_MODEL = {"claude-sonnet-4-5": 1024, "claude-haiku-4-5": 4096, "claude-opus-4-5": 4096}
+MIN_TOKENS_BY_MODEL = {
+    "claude-sonnet-5-5": 1024,
+    "claude-sonnet-4-5": 1024,
+    "claude-haiku-4-5": 4096,
+    "claude-opus-4-5": 4096,
+}
 TTL_5M = 300
 TTL_1H = 3600
 PRICE_INPUT = 1.0

@@ -40,6 +40,7 @@ from timeline_app.services.background import compaction_nudge
 from timeline_app.services.compaction import compaction_run
 from timeline_app.services.compaction_apply import CompactionOutcome
 from timeline_app.services.hiding import hides_store
+from timeline_app.services.model_lifecycle import warn_if_retired
 from timeline_app.services.render_history import render_record
 from timeline_app.services.summarizers import draft_summary, fallback_summarizer
 from timeline_app.services.usage import RenderForecast, cache_breakpoint_ttls, render_forecast
@@ -166,6 +167,8 @@ def timeline_render(
     for ``model`` (``tools_tokens`` of tool definitions precede the system prompt). ``system_text``
     (the system prompt, when the caller gave it and no tools) is kept so a compaction can start its
     summary request with this render's prefix while it is cached."""
+    if model:
+        warn_if_retired(model, where="render model")
     if options.format in OPENAI_NATIVE and not options.cache_breakpoint_ttls:
         options = replace(options, cache_breakpoint_ttls=cache_breakpoint_ttls(model))
     resolved = timeline_settings_resolved(timeline=timeline, max_tokens=max_tokens)

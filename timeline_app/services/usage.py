@@ -40,6 +40,7 @@ from timeline_app.rendering.usage.requests import (
     native_openai_request,
     rendered_request,
 )
+from timeline_app.services.model_lifecycle import warn_if_retired
 
 # A forecast read the provider gave less than this share of is a miss (token counts are estimates).
 AGREEMENT = Decimal("0.99")
@@ -152,6 +153,7 @@ def render_usage_report(
     answers the stored row; a different one for the same render is a conflict."""
     reported = {key: body[key] for key in ("usage", "model", "cache_miss_reason") if key in body}
     model, reason, raw_usage = _usage_body(body)
+    warn_if_retired(model, where="usage report")
     try:
         usage = read_usage(raw_usage)
     except UsageError as exc:

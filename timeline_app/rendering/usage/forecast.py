@@ -56,6 +56,8 @@ TWELVE_HOURS = 43_200
 # Minimum cacheable prompt length per Anthropic model (longest matching name prefix wins), from
 # Anthropic's prompt-caching documentation as read on 2026-11-25. Overridable in settings.
 ANTHROPIC_MIN_TOKENS: dict[str, int] = {
+    "claude-sonnet-5-5": 1024,
+    "claude-sonnet-5": 1024,
     "claude-opus-4-6": 4096,
     "claude-opus-4-5": 4096,
     "claude-haiku-4-5": 4096,

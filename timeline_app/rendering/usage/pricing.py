@@ -79,6 +79,10 @@ def _openai_explicit(input_price: str, cached_price: str, output_price: str) -> 
 OPENAI_CACHE_TTLS = ("30m", "12h")
 
 DEFAULT_PRICES: dict[str, Price] = {
+    # Anthropic's current models (Sonnet 5.5 is the current Sonnet; Sonnet 5 is legacy).
+    "claude-sonnet-5-5": _anthropic("2", "10"),
+    "claude-sonnet-5": _anthropic("2", "10"),
+    "claude-opus-5-5": _anthropic("4", "20"),
     "claude-opus-4-6": _anthropic("5", "25"),
     "claude-opus-4-5": _anthropic("5", "25"),
     "claude-opus-4-1": _anthropic("15", "75"),
@@ -106,6 +110,22 @@ DEFAULT_PRICES: dict[str, Price] = {
     "gpt-4o": _openai("2.50", "1.25", "10"),
     "gpt-4o-mini": _openai("0.15", "0.075", "0.60"),
 }
+
+# Models the providers retire, with their end-of-life date (the anthropic SDK's deprecation table
+# as installed: ``anthropic._data.deprecated_models``). They stay priced: old renders still report
+# usage; a conversation naming one gets a warning (once per process).
+END_OF_LIFE: dict[str, str] = {
+    "claude-sonnet-4-5": "2026-11-30",
+    "claude-opus-4-5": "2027-01-22",
+    "claude-mythos-preview": "2026-06-30",
+}
+
+
+def end_of_life(model: str) -> tuple[str, str] | None:
+    """``(family, end-of-life date)`` when ``model`` (or its dated snapshot) is being retired."""
+    key = model_entry(END_OF_LIFE, model)
+    return (key, END_OF_LIFE[key]) if key is not None else None
+
 
 PRICE_FIELDS = ("input", "output", "cache_write_5m", "cache_write_1h", "cache_read")
 ROW_KEYS = frozenset({"provider", "cache_ttls", *PRICE_FIELDS})
