@@ -1,5 +1,6 @@
 """``manage.py bench formats --timelines N``: render N random timelines (``timelines.py``: every
-state a history can be in) in each native format; print the violations of the providers' rules
+state a history can be in) in each native format (the OpenAI ones for a GPT-5.6 model, with
+explicit cache breakpoints, half of the time); print the violations of the providers' rules
 (``rendering/native/validate.py``) and of the SDKs' request types, and the render time per format.
 Goal: 0 violations."""
 
@@ -44,6 +45,8 @@ def run(write: Callable[[str], None], *, timelines: int = 1_000, seed: int = 0, 
                 announce=("budget: 3 calls",),
                 system_text=rng.choice(["", "You are an agent. " * 50]),
                 prompt_cache_key="tl-bench",
+                # A GPT-5.6 model (explicit cache breakpoints) half of the time.
+                cache_breakpoint_ttls=rng.choice([(), ("30m", "12h")]),
             )
             start = time.perf_counter()
             rendered = render_window(
