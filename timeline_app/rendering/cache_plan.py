@@ -22,7 +22,7 @@ is :data:`NO_MARKERS` (boundaries still drive its usage forecast).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -165,29 +165,37 @@ def boundaries(
 
 def choose_slots(
     points: Sequence[int],
-    slots: Mapping[int, Slot],
+    markable: Mapping[int, tuple[Any, ...]],
     count: int,
     *,
+    tokens: Callable[[int], int],
+    seq: Callable[[int], int],
     style: MarkerStyle,
     head_tokens: int,
     min_tokens: int,
 ) -> Plan:
     """The markers for boundaries ``points`` (stable indices, ascending) over ``count`` stable
-    blocks whose markable parts are ``slots``: each point on the nearest slot at or before it,
-    once; none below ``min_tokens``; the head's marker first, then the latest slots up to
-    ``style.max_markers``."""
+    blocks: ``markable`` maps a block's index to the place (sortable) of its last part that can
+    carry a marker; ``tokens(i)`` is the prompt's tokens through block ``i``, ``seq(i)`` its seq.
+    Each point goes on the nearest markable part at or before it, once; none below
+    ``min_tokens``; the head's marker first, then the latest slots up to ``style.max_markers``.
+    (Only the chosen parts become :class:`Slot` values: the loop is the render's hot path.)"""
     if not style.field:
         return Plan(head=False)
     head = head_tokens > 0 and head_tokens >= max(min_tokens, 1)
     wanted = set(points)
-    chosen: list[Slot] = []
-    best: Slot | None = None
+    chosen: list[int] = []
+    best = -1
+    best_at: tuple[Any, ...] | None = None
+    last_at: tuple[Any, ...] | None = None
     for index in range(count):
-        slot = slots.get(index)
-        if slot is not None and (best is None or slot.at > best.at):
-            best = slot
-        if index in wanted and best is not None and (not chosen or chosen[-1].at < best.at):
+        at = markable.get(index)
+        if at is not None and (best_at is None or at > best_at):
+            best, best_at = index, at
+        if index in wanted and best_at is not None and (last_at is None or last_at < best_at):
             chosen.append(best)
-    kept = sorted((s for s in chosen if s.tokens >= min_tokens), key=lambda s: s.at)
+            last_at = best_at
+    kept = [Slot(at=markable[i], tokens=tokens(i), seq=seq(i)) for i in chosen]
+    kept = [slot for slot in kept if slot.tokens >= min_tokens]
     budget = max(0, style.max_markers - head)
     return Plan(head=head, slots=kept[len(kept) - budget :] if budget else [])

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from itertools import accumulate
 from typing import Any
 
 from timeline_app.domain.blocks import Block
 from timeline_app.domain.thinking import FORMAT_PROVIDER
 
-from ..cache_plan import NO_MARKERS, MarkerStyle, Plan, Slot, choose_slots, earlier_points, request_ends
+from ..cache_plan import NO_MARKERS, MarkerStyle, Plan, choose_slots, earlier_points, request_ends
 from .anthropic import anthropic_request
 from .conversation import stream_conversation
 from .entries import Conversation
@@ -138,13 +139,14 @@ def _openai_plan(
     roles = [message.role for message in conversation.messages]
     message_of = {index: at[0] for index, at in conversation.positions.items()}
     wanted = sorted({*points, *request_ends(message_of, roles), *earlier_points(stable)})
-    slots: dict[int, Slot] = {}
-    running = head_tokens
-    for index, block in enumerate(stable):
-        running += block.effective_tokens
-        path = built.markable.get(index)
-        if path is not None:
-            slots[index] = Slot(at=path, tokens=running, seq=block.seq)
+    through = list(accumulate((block.effective_tokens for block in stable), initial=head_tokens))
     return choose_slots(
-        wanted, slots, len(stable), style=style, head_tokens=head_tokens, min_tokens=min_tokens
+        wanted,
+        built.markable,
+        len(stable),
+        tokens=lambda index: through[index + 1],
+        seq=lambda index: stable[index].seq,
+        style=style,
+        head_tokens=head_tokens,
+        min_tokens=min_tokens,
     )

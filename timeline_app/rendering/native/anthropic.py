@@ -22,7 +22,7 @@ from typing import Any
 
 from timeline_app.domain.blocks import Block
 
-from ..cache_plan import ANTHROPIC, Slot, choose_slots
+from ..cache_plan import ANTHROPIC, choose_slots
 from ..formats import ANTHROPIC_DOCUMENT_MIMES, ANTHROPIC_IMAGE_MIMES
 from .conversation import CONTINUES_TEXT
 from .entries import Content, Conversation, Entry, Media, Text, Thinking, ToolResult, ToolUse
@@ -129,11 +129,15 @@ def anthropic_request(
 
     control = ANTHROPIC.marker(cache_ttl_seconds)
     head_tokens = system_tokens + system_origin_tokens if system else 0
-    slots = {
-        index: Slot(at=at, tokens=cumulative[at], seq=stable[index].seq) for index, at in markable.items()
-    }
     plan = choose_slots(
-        points, slots, len(stable), style=ANTHROPIC, head_tokens=head_tokens, min_tokens=cache_min_tokens
+        points,
+        markable,
+        len(stable),
+        tokens=lambda index: cumulative[markable[index]],
+        seq=lambda index: stable[index].seq,
+        style=ANTHROPIC,
+        head_tokens=head_tokens,
+        min_tokens=cache_min_tokens,
     )
     if plan.head:
         system[-1]["cache_control"] = dict(control)
