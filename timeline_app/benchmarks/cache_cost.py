@@ -38,10 +38,12 @@ from timeline_app.services.hiding import blocks_hide
 from timeline_app.services.render import timeline_render
 
 FORMATS = ("anthropic", "anthropic_messages")
-# The OpenAI run: a GPT-5.6 model, the context's cache TTL that of OpenAI's 30-minute entries.
+# The OpenAI run: a GPT-5.6 model, the context's cache TTL that of OpenAI's entries: 30 minutes,
+# or 12 hours when the run's TTL is an hour or more (``--ttl 3600``).
 OPENAI_FORMAT = "openai_responses"
 OPENAI_MODEL = "gpt-5.6-sol"
 OPENAI_TTL_SECONDS = 1800
+OPENAI_LONG_TTL_SECONDS = 43_200
 # A system prompt of about 1,500 tokens (instructions and tool descriptions, as agents have).
 SYSTEM = "You are a research agent. Use the tools, cite the sources you read, keep answers short. " * 90
 WORDS = ("alpha", "beta", "gamma", "delta", "port", "hotel", "price", "route", "train", "ferry", "EUR")
@@ -241,19 +243,20 @@ def measure(
             usage = provider_sim.simulate(played.requests)
             ideal = provider_sim.ideal(played.requests, ttl_seconds=ttl_seconds)
             out.append(_cost(fmt, played, usage, ideal, billed=sum(provider_sim.cost(u) for u in usage)))
+        openai_ttl = OPENAI_LONG_TTL_SECONDS if ttl_seconds >= 3600 else OPENAI_TTL_SECONDS
         played = play(
             steps,
             format=OPENAI_FORMAT,
             tenant=tenant,
             max_tokens=max_tokens,
-            ttl_seconds=OPENAI_TTL_SECONDS,
+            ttl_seconds=openai_ttl,
             model=OPENAI_MODEL,
         )
         usage = provider_sim.simulate_openai(played.requests)
         bare = provider_sim.simulate_openai(
             [(t, provider_sim.without_breakpoints(request)) for t, request in played.requests]
         )
-        ideal = provider_sim.ideal_openai(played.requests, ttl_seconds=OPENAI_TTL_SECONDS)
+        ideal = provider_sim.ideal_openai(played.requests, ttl_seconds=openai_ttl)
         cost = _cost(
             f"{OPENAI_FORMAT} ({OPENAI_MODEL})",
             played,
