@@ -140,3 +140,13 @@ def test_a_gpt_56_render_carries_breakpoints_and_its_forecast_and_usage_know_wri
     assert stored["cost_usd"] == "0.0482"
     older = owner.post(f"{BASE}/render/", {**body, "model": "gpt-5.5"}).json()["request"]
     assert "prompt_cache_options" not in older and "prompt_cache_breakpoint" not in json.dumps(older)
+
+
+def test_switching_to_a_model_that_takes_breakpoints_is_a_settings_change_for_the_cache(owner, conversation):
+    owner.post(f"{BASE}/turns/", {"turn_id": "turn_1", "prompt": "Find food in Wuppertal"})
+    body = {"format": "openai_responses", "system": "You are an agent.", "now": "2026-03-01T12:00:00Z"}
+    owner.post(f"{BASE}/render/", {**body, "model": "gpt-5.5"})
+    same = owner.post(f"{BASE}/render/", {**body, "model": "gpt-5.5", "now": "2026-03-01T12:00:10Z"}).json()
+    assert same["cache"]["reason"] == "appended_only"
+    switched = owner.post(f"{BASE}/render/", {**body, "model": "gpt-5.6-sol", "now": "2026-03-01T12:00:20Z"})
+    assert switched.json()["cache"]["reason"] == "settings_changed"

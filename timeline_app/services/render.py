@@ -77,6 +77,8 @@ def settings_key(settings: RenderSettings, options: RenderOptions) -> str:
         "exclude": sorted(options.exclude_contributions),
         "include_only": sorted(options.include_only_contributions),
     }
+    if options.cache_breakpoint_ttls:  # GPT-5.6 breakpoints reshape the OpenAI request's head
+        shape["cache_breakpoint_ttls"] = list(options.cache_breakpoint_ttls)
     return hashlib.sha256(stable_json(shape).encode()).hexdigest()
 
 
