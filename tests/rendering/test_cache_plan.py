@@ -66,6 +66,13 @@ def test_the_head_counts_against_the_limit_and_the_latest_boundaries_are_kept():
     assert openai.slots[-1].seq == 299 and openai.slots[0].seq == 100 + 200 - 79
 
 
+def test_every_boundary_is_kept_while_they_fit_the_limit():
+    for count in (1, 40, 50, 79):
+        points = list(range(count))
+        chosen = plan(points, points, count, style=OPENAI, head_tokens=1500, min_tokens=1024)
+        assert len(chosen.slots) == count, count
+
+
 def test_a_head_below_the_minimum_carries_no_marker():
     assert plan([0], [0], 1, style=ANTHROPIC, head_tokens=1000, min_tokens=1024).head is False
 

@@ -56,7 +56,8 @@ latest ``max_breakpoints`` (80) of the request are looked up, the longest live o
 otherwise (implicit, the default) one implicit breakpoint at the end of the newest input message
 and the latest three explicit ones. A write needs ``min_tokens`` (1,024); an entry lives its TTL
 (the breakpoint's, else the request's ``prompt_cache_options.ttl``, else 30 minutes) from its
-last write or hit. Usage comes back as the Responses API reports it (``input_tokens`` with
+last write or hit; a hit also refreshes the live entries of the request's earlier breakpoints
+(their prefixes are inside the one read, as in a block-level prefix cache). Usage comes back as the Responses API reports it (``input_tokens`` with
 ``input_tokens_details.cached_tokens`` / ``cache_write_tokens`` / ``cache_write_tokens_details``);
 :func:`openai_cost` prices it: 1× input, 1.25× written, 0.1× read.
 """
@@ -440,9 +441,10 @@ class OpenAICacheSimulator:
         looked_up = marked[-self.max_breakpoints :]
         hit = next((p for p in reversed(looked_up) if self._alive(blocks[p].prefix_hash, now)), -1)
         read = cumulative[hit] if hit >= 0 else 0
-        if hit >= 0:
-            _, ttl = self.entries[blocks[hit].prefix_hash]
-            self.entries[blocks[hit].prefix_hash] = (now + ttl, ttl)
+        for p in looked_up:  # the hit, and the live entries of earlier breakpoints inside it
+            if p <= hit and self._alive(blocks[p].prefix_hash, now):
+                _, ttl = self.entries[blocks[p].prefix_hash]
+                self.entries[blocks[p].prefix_hash] = (now + ttl, ttl)
         written = {OPENAI_TTLS["30m"]: 0, OPENAI_TTLS["12h"]: 0}
         long_ = [
             p

@@ -198,4 +198,4 @@ def choose_slots(
     kept = [Slot(at=markable[i], tokens=tokens(i), seq=seq(i)) for i in chosen]
     kept = [slot for slot in kept if slot.tokens >= min_tokens]
     budget = max(0, style.max_markers - head)
-    return Plan(head=head, slots=kept[len(kept) - budget :] if budget else [])
+    return Plan(head=head, slots=kept[max(0, len(kept) - budget) :] if budget else [])

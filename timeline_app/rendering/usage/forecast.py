@@ -36,7 +36,9 @@ latest ``openai_max_breakpoints`` (80) are looked up and the longest live one is
 ``openai_max_writes`` (4) are written when past the read point and at least ``openai_min_tokens``
 long (12-hour ones billed up to the last 12-hour breakpoint, the rest as 30-minute writes: the
 ``cache_write_1h`` / ``cache_write_5m`` slots of the forecast); nothing is cached without a
-breakpoint. An entry lives its TTL (30 minutes or 12 hours) from its last write or hit.
+breakpoint. An entry lives its TTL (30 minutes or 12 hours) from its last write or hit; a hit
+also refreshes the live entries of the request's earlier breakpoints (their prefixes are inside
+the one read).
 """
 
 from __future__ import annotations
@@ -312,8 +314,11 @@ def _openai_explicit(request: CacheRequest, state: CacheState, now: datetime, ru
         write_short = max(0, blocks[writes[-1]].tokens - written)
     touched: list[tuple[bytes, datetime]] = []
     if read_at is not None:
-        ttl = blocks[read_at].breakpoint_ttl or THIRTY_MINUTES
-        touched.append((blocks[read_at].digest, now + timedelta(seconds=ttl)))
+        # The prefix read holds the earlier breakpoints' prefixes: their live entries are used too.
+        for point in looked_up:
+            if point <= read_at and (point == read_at or state.live(blocks[point].digest, now)):
+                ttl = blocks[point].breakpoint_ttl or THIRTY_MINUTES
+                touched.append((blocks[point].digest, now + timedelta(seconds=ttl)))
     for point in writes:
         ttl = blocks[point].breakpoint_ttl or THIRTY_MINUTES
         touched.append((blocks[point].digest, now + timedelta(seconds=ttl)))
