@@ -46,7 +46,7 @@ while True:
     reply = api.retry_with_compaction(
         conv,
         lambda ctx: model.messages.create(
-            model="claude-sonnet-4-5",
+            model="claude-sonnet-5-5",
             max_tokens=1024,
             system=SYSTEM,
             messages=[{"role": "user", "content": ctx["blocks"]}],

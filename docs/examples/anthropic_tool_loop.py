@@ -181,7 +181,7 @@ for turn, question in enumerate(QUESTIONS, start=1):
             print(
                 f"turn {turn}: the cache expired, TTL pruning hid {len(rendered['pruning']['hidden_paths'])} blocks"
             )
-        reply = client.messages.create(model="claude-sonnet-4-5", max_tokens=1024, tools=TOOLS, **kwargs)
+        reply = client.messages.create(model="claude-sonnet-5-5", max_tokens=1024, tools=TOOLS, **kwargs)
         usage = reply.usage
         print(
             f"turn {turn}: {len(kwargs['messages'])} messages, {rendered['tokens']['total']} tokens; "

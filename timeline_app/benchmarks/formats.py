@@ -1,5 +1,6 @@
 """``manage.py bench formats --timelines N``: render N random timelines (``timelines.py``: every
-state a history can be in) in each native format; print the violations of the providers' rules
+state a history can be in) in each native format (the OpenAI ones for a GPT-5.6 model, with
+explicit cache breakpoints, half of the time); print the violations of the providers' rules
 (``rendering/native/validate.py``) and of the SDKs' request types, and the render time per format.
 Every other timeline holds thinking blocks of all three providers (the provider switch: each
 format keeps only its own opaque parts, the others' readable text). Goal: 0 violations."""
@@ -48,6 +49,8 @@ def run(write: Callable[[str], None], *, timelines: int = 1_000, seed: int = 0, 
                 system_text=rng.choice(["", "You are an agent. " * 50]),
                 prompt_cache_key="tl-bench",
                 prefill=rng.random() < 0.1,
+                # A GPT-5.6 model (explicit cache breakpoints) half of the time.
+                cache_breakpoint_ttls=rng.choice([(), ("30m", "12h")]),
             )
             start = time.perf_counter()
             rendered = render_window(

@@ -10,7 +10,7 @@ from django.db.models import Count, Q, QuerySet, Sum
 from timeline_app.domain.times import parse_iso
 from timeline_app.models import Conversation, RenderRecord, RenderUsage, Tenant, Timeline
 from timeline_app.rendering.prefix import stored_checkpoints
-from timeline_app.rendering.usage.forecast import ONE_HOUR, CacheState, Provider
+from timeline_app.rendering.usage.forecast import ONE_HOUR, TWELVE_HOURS, CacheState, Provider
 
 # The recent renders the forecast reads: Anthropic entries live at most an hour past their last
 # touch, and every render re-touches what it reads, so the newest few dozen hold every live entry;
@@ -20,14 +20,15 @@ OPENAI_RECENT = 4
 
 
 def cache_state(
-    *, timeline: Timeline, provider: Provider, now: datetime, retention_seconds: int
+    *, timeline: Timeline, provider: Provider, now: datetime, retention_seconds: int, explicit: bool = False
 ) -> CacheState:
     """The provider cache of this context as the forecast believes it before a render at ``now``
-    (one query)."""
+    (one query). ``explicit``: OpenAI's breakpoint entries (GPT-5.6), read like Anthropic's."""
     rows = RenderRecord.objects.filter(timeline=timeline).order_by("-id")
-    if provider == "anthropic":
+    if provider == "anthropic" or explicit:
         entries: dict[bytes, datetime] = {}
-        recent = rows.filter(rendered_at__gte=now - timedelta(seconds=ONE_HOUR), rendered_at__lte=now)
+        longest = ONE_HOUR if provider == "anthropic" else TWELVE_HOURS
+        recent = rows.filter(rendered_at__gte=now - timedelta(seconds=longest), rendered_at__lte=now)
         for touched in recent.values_list("cache_touched", flat=True)[:ANTHROPIC_RECENT]:
             for digest_hex, expires in touched or ():
                 digest, at = bytes.fromhex(digest_hex), parse_iso(expires)

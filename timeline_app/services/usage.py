@@ -35,7 +35,13 @@ from timeline_app.rendering.usage.forecast import (
 )
 from timeline_app.rendering.usage.pricing import Price, call_cost, cost_without_cache, price_for, price_table
 from timeline_app.rendering.usage.reported import CACHE_MISS_REASONS, UsageError, read_usage
-from timeline_app.rendering.usage.requests import format_provider, native_anthropic_request, rendered_request
+from timeline_app.rendering.usage.requests import (
+    format_provider,
+    native_anthropic_request,
+    native_openai_request,
+    rendered_request,
+)
+from timeline_app.services.model_lifecycle import warn_if_retired
 
 # A forecast read the provider gave less than this share of is a miss (token counts are estimates).
 AGREEMENT = Decimal("0.99")
@@ -51,6 +57,13 @@ def cache_rules() -> CacheRules:
 
 def prices() -> dict[str, Price]:
     return price_table(settings.TIMELINE_PRICES)
+
+
+def cache_breakpoint_ttls(model: str) -> tuple[str, ...]:
+    """The explicit cache TTLs of ``model`` when it takes OpenAI cache breakpoints (GPT-5.6 and
+    later, as the price table says); empty for every other or unknown model."""
+    priced = price_for(prices(), model) if model else None
+    return priced[1].cache_ttls if priced is not None else ()
 
 
 @dataclass(frozen=True)
@@ -88,6 +101,15 @@ def render_forecast(
             head_tokens=head_tokens,
             input_tokens=input_tokens,
         )
+    elif rendered.request is not None and "prompt_cache_options" in rendered.request:
+        request = native_openai_request(
+            model=model,
+            prefix=rendered.prefix,
+            request=rendered.request,
+            marked_seqs=rendered.marked_seqs,
+            head_tokens=head_tokens,
+            input_tokens=input_tokens,
+        )
     else:
         request = rendered_request(
             provider=provider,
@@ -99,7 +121,13 @@ def render_forecast(
             input_tokens=input_tokens,
         )
     retention = rules.gemini_retention_seconds if provider == "google" else rules.openai_retention_seconds
-    state = selectors.cache_state(timeline=timeline, provider=provider, now=now, retention_seconds=retention)
+    state = selectors.cache_state(
+        timeline=timeline,
+        provider=provider,
+        now=now,
+        retention_seconds=retention,
+        explicit=request.explicit,
+    )
     forecast = forecast_usage(request=request, state=state, now=now, rules=rules)
     return RenderForecast(
         forecast=forecast,
@@ -128,6 +156,7 @@ def render_usage_report(
     answers the stored row; a different one for the same render is a conflict."""
     reported = {key: body[key] for key in ("usage", "model", "cache_miss_reason") if key in body}
     model, reason, raw_usage = _usage_body(body)
+    warn_if_retired(model, where="usage report")
     try:
         usage = read_usage(raw_usage)
     except UsageError as exc:
