@@ -50,6 +50,16 @@ def pairs(fmt: str, request: dict[str, Any]) -> tuple[dict[str, str], dict[str, 
                 results[message["tool_call_id"]] = json.dumps(message["content"])
             elif message["role"] == "user":
                 user_texts += [p["text"] for p in message["content"] if p["type"] == "text"]
+    elif fmt == "gemini_contents":
+        for content in request["contents"]:
+            for part in content["parts"]:
+                if "function_call" in part:
+                    calls[part["function_call"]["id"]] = part["function_call"]["name"]
+                elif "function_response" in part:
+                    response = part["function_response"]
+                    results[response["id"]] = json.dumps(response["response"])
+                elif content["role"] == "user" and "text" in part:
+                    user_texts.append(part["text"])
     else:
         for item in request["input"]:
             if item.get("type") == "function_call":
