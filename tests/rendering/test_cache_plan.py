@@ -6,11 +6,13 @@ from typing import Any
 
 from timeline_app.rendering.cache_plan import (
     ANTHROPIC,
+    GEMINI,
     NO_MARKERS,
     OPENAI_MAX_BREAKPOINTS,
     MarkerStyle,
     Plan,
     choose_slots,
+    marker_style,
     openai_explicit,
     request_ends,
 )
@@ -101,3 +103,30 @@ def test_request_ends_are_the_last_block_of_each_user_message_the_assistant_answ
     # Message 4 is the last (not answered yet): the tail's own point covers it.
     assert request_ends(message_of, roles) == [1, 4]
     assert request_ends({0: 0, 1: 1}, ["system", "assistant"]) == []
+
+
+def test_gemini_has_its_style_and_it_places_no_marker_anywhere():
+    # The example of docs/native-formats.md, as it is there.
+    assert marker_style("gemini_contents") is GEMINI  # provider "google", no field, no marker
+    plan = choose_slots(
+        [0, 2],
+        {0: (0, 0), 1: (1, 0), 2: (2, 0)},
+        3,
+        tokens=lambda i: 5000 * (i + 1),
+        seq=lambda i: 100 + i,
+        style=GEMINI,
+        head_tokens=4096,
+        min_tokens=1024,
+    )
+    assert plan.slots == [] and plan.head is False
+    assert GEMINI.provider == "google" and GEMINI.marker(3600) == {} and GEMINI.request_fields(3600) == {}
+
+
+def test_every_native_format_has_its_marker_style():
+    assert marker_style("anthropic_messages") is ANTHROPIC
+    assert marker_style("anthropic_messages", ("30m", "12h")) is ANTHROPIC
+    assert marker_style("gemini_contents", ("30m", "12h")) is GEMINI
+    for fmt in ("openai_responses", "openai_chat"):
+        assert marker_style(fmt) is NO_MARKERS  # a model before GPT-5.6
+        assert marker_style(fmt, ("30m", "12h")) == OPENAI
+    assert marker_style("anthropic") is NO_MARKERS  # the seed formats place theirs themselves

@@ -16,8 +16,12 @@ the nearest markable part at or before it), drops those whose prefix is below th
 cacheable length, and keeps the latest ``max_markers`` (the head's marker counted). A format only
 says which parts are markable (:class:`Slot`) and writes the chosen markers.
 
-A fifth provider is one more :class:`MarkerStyle`; a provider with implicit caching only (Gemini)
-is :data:`NO_MARKERS` (boundaries still drive its usage forecast).
+Each native format has its style (:func:`marker_style`): ``anthropic_messages`` :data:`ANTHROPIC`,
+``openai_responses`` / ``openai_chat`` :func:`openai_explicit` for a model that takes breakpoints
+(GPT-5.6 and later) else :data:`NO_MARKERS`, ``gemini_contents`` :data:`GEMINI` (implicit caching
+only: no marker, no request field; its usage forecast reads the longest prefix a retained prompt
+shares at any content part, as Gemini matches prefixes, not breakpoints). A fifth provider is one
+more :class:`MarkerStyle`.
 """
 
 from __future__ import annotations
@@ -57,6 +61,8 @@ class MarkerStyle:
         return "12h" if ttl_seconds >= ONE_HOUR and "12h" in self.ttls else "30m"
 
     def marker(self, ttl_seconds: int) -> dict[str, Any]:
+        if not self.field:
+            return {}
         if self.provider == "anthropic":
             if ttl_seconds >= ONE_HOUR:
                 return {"type": "ephemeral", "ttl": "1h"}
@@ -80,8 +86,10 @@ class MarkerStyle:
 
 # Anthropic: at most 4 ``cache_control`` per request (system included), 20-block lookback.
 ANTHROPIC = MarkerStyle(provider="anthropic", field="cache_control", max_markers=4)
-# Implicit caching only (no markers): what Gemini and OpenAI models before GPT-5.6 get.
+# Implicit caching only (no markers): what OpenAI models before GPT-5.6 get.
 NO_MARKERS = MarkerStyle(provider="none", field="", max_markers=0)
+# Gemini: implicit caching only (a repeated prefix from the model's minimum on), no marker.
+GEMINI = MarkerStyle(provider="google", field="", max_markers=0)
 # OpenAI's reads consider a request's latest 80 breakpoints (it writes the latest four).
 OPENAI_MAX_BREAKPOINTS = 80
 OPENAI_MAX_WRITES = 4
@@ -96,6 +104,19 @@ def openai_explicit(ttls: Sequence[str]) -> MarkerStyle:
         repeat_requests=True,
         ttls=tuple(ttls) or ("30m",),
     )
+
+
+def marker_style(format: str, breakpoint_ttls: Sequence[str] = ()) -> MarkerStyle:
+    """The markers of a native ``format`` for a model whose explicit cache TTLs are
+    ``breakpoint_ttls`` (the price table's ``cache_ttls``: OpenAI GPT-5.6 and later; empty for
+    every other model)."""
+    if format == "anthropic_messages":
+        return ANTHROPIC
+    if format == "gemini_contents":
+        return GEMINI
+    if format in ("openai_responses", "openai_chat") and breakpoint_ttls:
+        return openai_explicit(breakpoint_ttls)
+    return NO_MARKERS
 
 
 @dataclass(frozen=True)

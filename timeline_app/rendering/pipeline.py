@@ -16,7 +16,7 @@ from timeline_app.domain.settings import RenderSettings
 from timeline_app.domain.thinking import is_own_thinking, readable_text, renders_in
 from timeline_app.domain.tokens import count_text_tokens
 
-from .cache_plan import NO_MARKERS, openai_explicit
+from .cache_plan import marker_style
 from .cache_points import cache_point_indices
 from .formats import (
     FORMATS,
@@ -234,9 +234,7 @@ def render_window(
             prompt_cache_key=options.prompt_cache_key,
             continue_text=settings.continue_text,
             prefill=options.prefill,
-            cache_style=openai_explicit(options.cache_breakpoint_ttls)
-            if options.cache_breakpoint_ttls
-            else NO_MARKERS,
+            cache_style=marker_style(options.format, options.cache_breakpoint_ttls),
         )
         if native.ending == CONTINUED:
             extra = count_text_tokens(settings.continue_text)

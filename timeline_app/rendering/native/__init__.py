@@ -85,9 +85,9 @@ def render_native(
     prefill: bool = False,
     cache_style: MarkerStyle = NO_MARKERS,
 ) -> NativeRender:
-    """``cache_style``: the OpenAI formats' markers (``cache_plan.openai_explicit`` for GPT-5.6
-    and later; none otherwise); ``anthropic_messages`` always carries Anthropic's,
-    ``gemini_contents`` none (implicit caching only)."""
+    """``cache_style``: the format's markers (``cache_plan.marker_style``): for the OpenAI formats
+    ``openai_explicit`` for GPT-5.6 and later, none otherwise; ``anthropic_messages`` always
+    carries Anthropic's, ``gemini_contents`` none (``GEMINI``: implicit caching only)."""
     # Thinking blocks come back whole only in their provider's format (Chat has no place for
     # them); the other formats keep their readable text.
     conversation = stream_conversation(stable, tail, provider=FORMAT_PROVIDER.get(format, ""))
@@ -116,7 +116,7 @@ def render_native(
             item_of=rendered.message_of,
             ending=ending,
         )
-    if format == "gemini_contents":
+    if format == "gemini_contents":  # GEMINI: the planner places no marker, the request has none
         gemini = gemini_request(conversation, system_text=system_text)
         contents = gemini.request["contents"]
         ending = _end_with_user(
