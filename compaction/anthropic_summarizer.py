@@ -20,7 +20,7 @@ from timeline_app.domain.blocks import Block
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-5-5"
 
 PROMPT_TOO_LONG = "prompt is too long"
 

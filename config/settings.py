@@ -318,7 +318,7 @@ if TIMELINE_SUMMARIZER not in {"extractive", "anthropic", "openai"}:
     raise environ.ImproperlyConfigured("TIMELINE_SUMMARIZER must be 'extractive', 'anthropic' or 'openai'")
 TIMELINE_SUMMARY_MODEL = env.str(
     "TIMELINE_SUMMARY_MODEL",
-    default="gpt-4.1-mini" if TIMELINE_SUMMARIZER == "openai" else "claude-sonnet-4-5",
+    default="gpt-4.1-mini" if TIMELINE_SUMMARIZER == "openai" else "claude-sonnet-5-5",
 )
 # The OpenAI-compatible summarizer (TIMELINE_SUMMARIZER=openai): OpenAI, Azure, OpenRouter, vLLM,
 # Ollama… at TIMELINE_OPENAI_BASE_URL (empty: the SDK's default, api.openai.com or OPENAI_BASE_URL).

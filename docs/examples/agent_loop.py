@@ -47,7 +47,7 @@ receipt = attachment("receipt.txt", "text/plain", text="Order 1234, 2026-11-02: 
 api.start_turn(conv, "Can I get a refund for order 1234?", attachments=[receipt])
 while True:
     kwargs = api.render(conv, format="anthropic_messages", system=SYSTEM)
-    response = model.messages.create(model="claude-sonnet-4-5", max_tokens=1024, tools=TOOLS, **kwargs)
+    response = model.messages.create(model="claude-sonnet-5-5", max_tokens=1024, tools=TOOLS, **kwargs)
     reply = api.record_reply(conv, response, render=kwargs)
     if not reply["tool_calls"]:
         break

@@ -52,7 +52,7 @@ from timeline_app.benchmarks.provider_sim import CacheSimulator
 from timeline_app.benchmarks.sdk_types import sdk_type_errors
 from timeline_app.rendering.native.validate import violations
 
-MODEL = "claude-sonnet-4-5"
+MODEL = "claude-sonnet-5-5"
 SYSTEM = "You are an order-support agent. Look orders up before you answer; answer in one sentence."
 DECLARED = ["orders.lookup", "orders.history"]
 TOOLS = [

@@ -35,7 +35,7 @@ curl -s -H "$H" -H "$J" -X POST $API/conversations/trip/blocks/ -d '{"blocks": [
 # the native loop: the model's reply as its API answered it (an Anthropic Message here; an OpenAI Response or
 # ChatCompletion, a Gemini GenerateContentResponse alike) becomes blocks, answering the tool calls to run;
 # their results go back by call id (add "render_id" to report the reply's usage on the render it answered)
-curl -s -H "$H" -H "$J" -X POST $API/conversations/trip/replies/ -d '{"response": {"id": "msg_tour_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+curl -s -H "$H" -H "$J" -X POST $API/conversations/trip/replies/ -d '{"response": {"id": "msg_tour_1", "type": "message", "role": "assistant", "model": "claude-sonnet-5-5",
   "content": [{"type": "text", "text": "Checking the room."}, {"type": "tool_use", "id": "toolu_1", "name": "hotels-2eavailability", "input": {"hotel": "Hotel Ribeira"}}],
   "stop_reason": "tool_use", "usage": {"input_tokens": 120, "output_tokens": 30}}}'
 curl -s -H "$H" -H "$J" -X POST $API/conversations/trip/tool-results/ -d '{"results": [{"tool_call_id": "toolu_1", "output": {"free_rooms": 3}}]}'

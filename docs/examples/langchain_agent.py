@@ -60,7 +60,7 @@ class StandIn(BaseChatModel):
 if os.environ.get("ANTHROPIC_API_KEY"):
     from langchain_anthropic import ChatAnthropic
 
-    model: BaseChatModel = ChatAnthropic(model="claude-sonnet-4-5")
+    model: BaseChatModel = ChatAnthropic(model="claude-sonnet-5-5")
 else:
     model = StandIn()
 

@@ -170,3 +170,48 @@ def test_an_unknown_format_is_a_400(owner, conversation):
     answer = owner.post(f"{BASE}/render/", {"format": "anthropic_message"})
     assert answer.status_code == 400
     assert answer.json()["error"]["details"]["format"]
+
+
+@pytest.mark.parametrize("fmt", ["openai_responses", "openai_chat"])
+def test_a_gpt_56_render_carries_breakpoints_and_its_forecast_and_usage_know_writes(owner, conversation, fmt):
+    owner.post(f"{BASE}/turns/", {"turn_id": "turn_1", "prompt": "Find food in Wuppertal " * 300})
+    _tool_round(owner, call_id="tc_a", result=True)
+    system = "You are an agent. " * 400
+    body = {"format": fmt, "system": system, "model": "gpt-5.6-sol", "now": "2026-03-01T12:00:00Z"}
+    first = owner.post(f"{BASE}/render/", body).json()
+    request = first["request"]
+    assert request["prompt_cache_options"] == {"mode": "explicit", "ttl": "30m"}
+    assert "prompt_cache_breakpoint" in json.dumps(request) and first["cache_points"]
+    assert violations(fmt, request) == [] and sdk_type_errors(fmt, request) == []
+    forecast = first["usage_forecast"]
+    assert forecast["cache_read_input_tokens"] == 0 and forecast["cache_write_tokens"] > 0
+    # The same request again, a minute later: read at the repeated breakpoints.
+    second = owner.post(f"{BASE}/render/", {**body, "now": "2026-03-01T12:01:00Z"}).json()
+    assert second["usage_forecast"]["cache_read_input_tokens"] == forecast["cache_write_tokens"]
+    usage = {
+        "input_tokens": 10_000,
+        "output_tokens": 10,
+        "total_tokens": 10_010,
+        "input_tokens_details": {
+            "cached_tokens": 0,
+            "cache_write_tokens": 8_000,
+            "cache_write_tokens_details": {"ttl_30m_tokens": 8_000, "ttl_12h_tokens": 0},
+        },
+    }
+    stored = owner.post(
+        f"{BASE}/renders/{first['render_id']}/usage/", {"usage": usage, "model": "gpt-5.6-sol"}
+    ).json()
+    # 2,000 × $4 + 8,000 × $5 (1.25×) + 10 × $20 per million
+    assert stored["cost_usd"] == "0.0482"
+    older = owner.post(f"{BASE}/render/", {**body, "model": "gpt-5.5"}).json()["request"]
+    assert "prompt_cache_options" not in older and "prompt_cache_breakpoint" not in json.dumps(older)
+
+
+def test_switching_to_a_model_that_takes_breakpoints_is_a_settings_change_for_the_cache(owner, conversation):
+    owner.post(f"{BASE}/turns/", {"turn_id": "turn_1", "prompt": "Find food in Wuppertal"})
+    body = {"format": "openai_responses", "system": "You are an agent.", "now": "2026-03-01T12:00:00Z"}
+    owner.post(f"{BASE}/render/", {**body, "model": "gpt-5.5"})
+    same = owner.post(f"{BASE}/render/", {**body, "model": "gpt-5.5", "now": "2026-03-01T12:00:10Z"}).json()
+    assert same["cache"]["reason"] == "appended_only"
+    switched = owner.post(f"{BASE}/render/", {**body, "model": "gpt-5.6-sol", "now": "2026-03-01T12:00:20Z"})
+    assert switched.json()["cache"]["reason"] == "settings_changed"

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from timeline_app.benchmarks.provider_sim import CacheSimulator, cost, ideal, simulate
+from timeline_app.benchmarks.provider_sim import (
+    CacheSimulator,
+    cost,
+    ideal,
+    openai_cost,
+    simulate,
+    simulate_openai,
+    without_breakpoints,
+)
 from timeline_app.domain.tokens import count_text_tokens
 
 EPHEMERAL = {"type": "ephemeral"}
@@ -130,3 +138,67 @@ def test_an_entry_found_by_the_lookback_is_refreshed_too():
         usage(0, read=1100, w5=2),  # read 2 blocks before its breakpoint: renewed until 500 s
         usage(0, read=1100),  # 450 s after it was written, 250 s after that read
     ]
+
+
+# ---------------------------------------------------------------- OpenAI GPT-5.6
+
+
+def part(tokens: int, word: str = "a", mark: bool = False) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "input_text", "text": f" {word}" * tokens}
+    if mark:
+        block["prompt_cache_breakpoint"] = {"mode": "explicit"}
+    return block
+
+
+def responses(*parts: dict[str, Any], explicit: bool = True) -> dict[str, Any]:
+    request: dict[str, Any] = {"input": [{"role": "user", "content": list(parts)}]}
+    if explicit:
+        request["prompt_cache_options"] = {"mode": "explicit", "ttl": "30m"}
+    return request
+
+
+def read_written(usage: dict[str, Any]) -> tuple[int, int]:
+    details = usage["input_tokens_details"]
+    return details["cached_tokens"], details["cache_write_tokens"]
+
+
+def test_openai_reads_only_at_a_repeated_breakpoint():
+    first = responses(part(1500, "a", True), part(100, "b"))
+    repeated = responses(part(1500, "a", True), part(100, "b"), part(600, "c", True))
+    moved = responses(part(1500, "a"), part(100, "b"), part(600, "c", True))
+    assert [read_written(u) for u in simulate_openai([(0, first), (60, repeated)])] == [
+        (0, 1500),
+        (1500, 700),
+    ]
+    # The cached prefix is still a prefix of the request, but no breakpoint repeats it: no read.
+    assert [read_written(u) for u in simulate_openai([(0, first), (60, moved)])] == [(0, 1500), (0, 2200)]
+    assert (
+        openai_cost(simulate_openai([(0, first), (60, repeated)])[1])
+        == 100 * 1.0 + 1500 * 0.1 + 700 * 1.25 - 100
+    )
+
+
+def test_openai_explicit_writes_the_latest_four_and_entries_live_thirty_minutes():
+    parts = [part(300, w, True) for w in "abcdef"]
+    (usage,) = simulate_openai([(0, responses(*parts))])
+    assert read_written(usage) == (0, 1800)
+    early = responses(*[part(300, w, w == "b") for w in "ab"])  # block b: not among the latest four
+    late = responses(*[part(300, w, w == "d") for w in "abcd"])
+    run = simulate_openai([(0, responses(*parts)), (60, early), (120, late), (1919, late), (3720, late)])
+    assert [read_written(u)[0] for u in run[1:]] == [0, 1200, 1200, 0]  # refreshed at 1919, gone at 3720
+
+
+def test_openai_implicit_mode_breaks_only_at_the_newest_input_message():
+    first = responses(part(1500, "a"), explicit=False)
+    same = responses(part(1500, "a"), explicit=False)
+    longer = responses(part(1500, "a"), part(100, "b"), explicit=False)
+    assert [read_written(u) for u in simulate_openai([(0, first), (5, same), (10, longer)])] == [
+        (0, 1500),
+        (1500, 0),
+        (0, 1600),  # the implicit breakpoint moved with the new content: nothing repeats it
+    ]
+
+
+def test_stripping_the_breakpoints_leaves_the_content():
+    request = responses(part(10, "a", True))
+    assert without_breakpoints(request) == {"input": [{"role": "user", "content": [part(10, "a")]}]}

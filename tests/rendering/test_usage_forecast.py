@@ -166,3 +166,80 @@ def test_one_providers_requests_do_not_warm_the_others_cache():
         (T0 + timedelta(minutes=1), request(texts, marks=(), provider="openai")),
     ]
     assert replay(steps, rules=RULES)[1].cache_read_input_tokens == 0
+
+
+# ---------------------------------------------------------------- OpenAI GPT-5.6 explicit breakpoints
+
+THIRTY = 1800
+
+
+def explicit(texts, *, marks, ttl=THIRTY, tail=0, tokens_each=600):
+    bs = blocks(texts, tokens_each=tokens_each, marks=marks, ttl=ttl)
+    return CacheRequest(
+        provider="openai", model="gpt-5.6-sol", blocks=bs, input_tokens=bs[-1].tokens + tail, explicit=True
+    )
+
+
+def test_gpt_56_reads_only_at_a_breakpoint_the_request_repeats():
+    texts = [f"b{i}" for i in range(6)]
+    first = explicit(texts[:4], marks={3})
+    repeated = explicit(texts, marks={3, 5})
+    moved = explicit(texts, marks={5})  # the old breakpoint not repeated: no lookback, no fallback
+    _, hit = replay([(T0, first), (T0 + timedelta(minutes=10), repeated)], rules=RULES)
+    _, miss = replay([(T0, first), (T0 + timedelta(minutes=10), moved)], rules=RULES)
+    assert (hit.cache_read_input_tokens, hit.cache_write_5m_input_tokens) == (2400, 1200)
+    assert (miss.cache_read_input_tokens, miss.cache_write_5m_input_tokens) == (0, 3600)
+    assert hit.as_dict()["cache_write_tokens_details"] == {"ttl_30m_tokens": 1200, "ttl_12h_tokens": 0}
+
+
+def test_gpt_56_writes_only_the_latest_four_breakpoints_and_entries_live_thirty_minutes():
+    texts = [f"b{i}" for i in range(8)]
+    (first,) = replay([(T0, explicit(texts, marks={1, 2, 3, 4, 5, 6}))], rules=RULES)
+    assert first.cache_write_5m_input_tokens == 7 * 600  # up to the last breakpoint
+    assert len(first.touched) == 4  # blocks 3..6: the first two are carried, not written
+    state = CacheState()
+    for digest, expires in first.touched:
+        state.touch(digest, expires)
+    unwritten = explicit(texts[:3], marks={2})
+    later = forecast_usage(request=unwritten, state=state, now=T0 + timedelta(minutes=1), rules=RULES)
+    assert not later.hit
+    written = explicit(texts[:4], marks={3})
+    assert forecast_usage(request=written, state=state, now=T0 + timedelta(minutes=29), rules=RULES).hit
+    assert not forecast_usage(request=written, state=state, now=T0 + timedelta(minutes=30), rules=RULES).hit
+
+
+def test_gpt_56_looks_up_the_latest_80_breakpoints_only():
+    texts = [f"b{i}" for i in range(90)]
+    state = CacheState()
+    (first,) = replay([(T0, explicit(texts[:2], marks={1}))], rules=RULES)
+    for digest, expires in first.touched:
+        state.touch(digest, expires)
+    within = explicit(texts[:81], marks=set(range(1, 81)))  # 80 breakpoints: block 1's among them
+    beyond = explicit(texts[:82], marks=set(range(1, 82)))  # 81: block 1's is not looked up
+    now = T0 + timedelta(minutes=1)
+    assert forecast_usage(request=within, state=state, now=now, rules=RULES).cache_read_input_tokens == 1200
+    assert not forecast_usage(request=beyond, state=state, now=now, rules=RULES).hit
+
+
+def test_gpt_56_twelve_hour_writes_are_their_own_share():
+    texts = [f"b{i}" for i in range(4)]
+    twelve = 43_200
+    (forecast,) = replay([(T0, explicit(texts, marks={1, 3}, ttl=twelve, tail=100))], rules=RULES)
+    assert (forecast.cache_write_1h_input_tokens, forecast.cache_write_5m_input_tokens) == (2400, 0)
+    assert forecast.uncached_input_tokens == 100
+    _, again = replay(
+        [
+            (T0, explicit(texts, marks={3}, ttl=twelve)),
+            (T0 + timedelta(hours=11), explicit(texts, marks={3})),
+        ],
+        rules=RULES,
+    )
+    assert again.cache_read_input_tokens == 2400
+
+
+def test_gpt_56_without_a_breakpoint_caches_nothing_and_short_prefixes_are_not_written():
+    texts = [f"b{i}" for i in range(4)]
+    (none,) = replay([(T0, explicit(texts, marks=set()))], rules=RULES)
+    assert (none.cache_read_input_tokens, none.cache_creation_input_tokens) == (0, 0)
+    (short,) = replay([(T0, explicit(texts, marks={0}, tokens_each=100))], rules=RULES)
+    assert short.cache_creation_input_tokens == 0  # 100 tokens < 1,024

@@ -7,7 +7,11 @@ from anthropic.types import CacheCreation, Usage
 from openai.types import CompletionUsage
 from openai.types.completion_usage import PromptTokensDetails
 from openai.types.responses import ResponseUsage
-from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
+from openai.types.responses.response_usage import (
+    InputTokensDetails,
+    InputTokensDetailsCacheWriteTokensDetails,
+    OutputTokensDetails,
+)
 
 from timeline_app.rendering.usage.pricing import (
     DEFAULT_PRICES,
@@ -145,5 +149,78 @@ def test_dated_model_names_find_their_price_and_overrides_apply():
     ],
 )
 def test_a_bad_price_row_is_refused(row):
+    with pytest.raises(ValueError):
+        price_table({"new-model": row})
+
+
+def test_a_gpt_56_usage_splits_its_writes_by_ttl_and_bills_them_at_one_and_a_quarter():
+    raw = ResponseUsage(
+        input_tokens=10_000,
+        output_tokens=100,
+        total_tokens=10_100,
+        input_tokens_details=InputTokensDetails(
+            cached_tokens=6_000,
+            cache_write_tokens=3_000,
+            cache_write_tokens_details=InputTokensDetailsCacheWriteTokensDetails(
+                ttl_30m_tokens=1_000, ttl_12h_tokens=2_000
+            ),
+        ),
+        output_tokens_details=OutputTokensDetails(reasoning_tokens=0),
+    ).model_dump()
+    tokens = read_usage(raw).tokens
+    assert (tokens.uncached_input, tokens.cache_read, tokens.cache_write_5m, tokens.cache_write_1h) == (
+        1_000,
+        6_000,
+        1_000,
+        2_000,
+    )
+    price = DEFAULT_PRICES["gpt-5.6-sol"]  # $4 in, $0.40 cached, $20 out; writes 1.25 × $4 = $5
+    assert (price.cache_write_5m, price.cache_write_1h) == (Decimal("5.00"), Decimal("5.00"))
+    # 1,000 × 4 + 6,000 × 0.4 + 3,000 × 5 + 100 × 20 = 4,000 + 2,400 + 15,000 + 2,000 = 23,400
+    assert call_cost(price, tokens) == Decimal("0.0234")
+
+
+def test_cache_write_details_that_do_not_add_up_are_refused():
+    raw = {
+        "input_tokens": 100,
+        "input_tokens_details": {
+            "cached_tokens": 0,
+            "cache_write_tokens": 50,
+            "cache_write_tokens_details": {"ttl_30m_tokens": 10, "ttl_12h_tokens": 10},
+        },
+    }
+    with pytest.raises(UsageError) as caught:
+        read_usage(raw)
+    assert caught.value.field == "input_tokens_details.cache_write_tokens_details"
+
+
+def test_the_price_table_says_which_models_take_cache_breakpoints():
+    assert price_for(DEFAULT_PRICES, "gpt-5.6-terra-2026-07-09")[1].cache_ttls == ("30m", "12h")
+    assert all(not DEFAULT_PRICES[m].takes_breakpoints for m in ("gpt-5.5", "gpt-5", "gpt-4.1", "gpt-4o"))
+    assert not DEFAULT_PRICES["claude-sonnet-4-6"].takes_breakpoints
+    table = price_table(
+        {
+            "gpt-6.1-sol": {"provider": "openai", "input": "2", "output": "10", "cache_ttls": ["30m"]},
+            "gpt-5.6-luna": {"cache_ttls": []},
+        }
+    )
+    new = table["gpt-6.1-sol"]
+    assert (new.cache_ttls, new.cache_write_5m, new.cache_read) == (
+        ("30m",),
+        Decimal("2.50"),
+        Decimal("0.20"),
+    )
+    assert not table["gpt-5.6-luna"].takes_breakpoints
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        {"provider": "openai", "input": "1", "output": "1", "cache_ttls": ["1h"]},
+        {"provider": "openai", "input": "1", "output": "1", "cache_ttls": "30m"},
+        {"provider": "anthropic", "input": "1", "output": "1", "cache_ttls": ["30m"]},
+    ],
+)
+def test_bad_cache_ttls_are_refused(row):
     with pytest.raises(ValueError):
         price_table({"new-model": row})

@@ -30,6 +30,7 @@ from timeline_app.domain.times import parse_iso
 from timeline_app.errors import DomainError
 from timeline_app.services.blocks import meta_limits
 from timeline_app.services.contexts import normalize_strategy
+from timeline_app.services.model_lifecycle import warn_if_retired
 from timeline_app.services.summarizers import summary_model_problem
 
 # RFC 3339 as Python reads it and PostgreSQL stores it: upper-case T and Z, seconds 00–59, offsets up
@@ -258,6 +259,7 @@ class SettingsField(StrictDictField):
             problem = summary_model_problem(model)
             if problem:
                 raise serializers.ValidationError({"summary_model": problem})
+            warn_if_retired(model, where="conversation summary_model setting")
         return clean
 
 

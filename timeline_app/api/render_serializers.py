@@ -75,7 +75,9 @@ class RenderIn(StrictSerializer):
         max_length=100,
         regex=MODEL_REGEX,
         help_text="the model the call will use: the usage forecast applies its minimum cacheable length "
-        "(default: TIMELINE_FORECAST_MODEL)",
+        "(default: TIMELINE_FORECAST_MODEL); for `openai_responses` / `openai_chat`, a model that takes "
+        "explicit cache breakpoints (GPT-5.6 and later, `cache_ttls` in the price table) gets "
+        "`prompt_cache_options` and `prompt_cache_breakpoint` markers; a retired model is logged once",
     )
     tools_tokens = StrictIntegerField(
         required=False,
@@ -183,7 +185,8 @@ class RenderOut(serializers.Serializer[Any]):
     cache_points = serializers.ListField(
         source="rendered.cache_points",
         child=serializers.IntegerField(),
-        help_text="indices in `blocks` of the parts (native: the messages) carrying `cache_control`",
+        help_text="indices in `blocks` of the parts (native: the messages) carrying `cache_control` "
+        "(GPT-5.6 OpenAI renders: `prompt_cache_breakpoint`)",
     )
     request = serializers.DictField(
         source="rendered.request",
@@ -192,7 +195,7 @@ class RenderOut(serializers.Serializer[Any]):
             "native formats only: the SDK call's keyword arguments without `model` (`system` + "
             "`messages` for messages.create; `input`, `instructions`, `prompt_cache_key` for "
             "responses.create; `messages`, `prompt_cache_key` for chat.completions.create; `contents`, "
-            "`config` for models.generate_content)"
+            "`config` for models.generate_content; and `prompt_cache_options` for GPT-5.6 and later)"
         ),
     )
     ending = serializers.ChoiceField(

@@ -1,8 +1,10 @@
 """``manage.py bench cache-cost``: the billed prompt-cache cost of ``anthropic_messages`` against
-the seed format (``anthropic``: the whole history as one user message with cache points), on one
-seeded simulated agent run, each request priced by the provider cache simulator
-(``provider_sim.py``) and set against the ideal (every token that could have been read from the
-cache was read).
+the seed format (``anthropic``: the whole history as one user message with cache points), and of
+``openai_responses`` for a GPT-5.6 model (explicit breakpoints) against the same requests with no
+breakpoint, on one seeded simulated agent run, each request priced by the provider cache
+simulators (``provider_sim.py``) and set against the ideal (every token that could have been read
+from the cache was read). Each render's usage forecast is compared with the simulator's usage
+(the same hit or miss, read tokens within 1 % or the same block): the share that agrees.
 
 The run (``script``): turns of 1–4 rounds, each round a fan-out of 1–6 parallel tool calls with
 results of 50–2,500 tokens, a model call before every round and before the final answer, seconds
@@ -36,6 +38,12 @@ from timeline_app.services.hiding import blocks_hide
 from timeline_app.services.render import timeline_render
 
 FORMATS = ("anthropic", "anthropic_messages")
+# The OpenAI run: a GPT-5.6 model, the context's cache TTL that of OpenAI's entries: 30 minutes,
+# or 12 hours when the run's TTL is an hour or more (``--ttl 3600``).
+OPENAI_FORMAT = "openai_responses"
+OPENAI_MODEL = "gpt-5.6-sol"
+OPENAI_TTL_SECONDS = 1800
+OPENAI_LONG_TTL_SECONDS = 43_200
 # A system prompt of about 1,500 tokens (instructions and tool descriptions, as agents have).
 SYSTEM = "You are a research agent. Use the tools, cite the sources you read, keep answers short. " * 90
 WORDS = ("alpha", "beta", "gamma", "delta", "port", "hotel", "price", "route", "train", "ferry", "EUR")
@@ -43,6 +51,7 @@ MAX_TOKENS = 60_000
 # Turns a TTL prune keeps whole (the default, 6, is more than a compacted window of this run holds).
 KEEP_TURNS = 2
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+OPENAI_GOAL = 1.03
 
 
 @dataclass(frozen=True)
@@ -103,6 +112,8 @@ def script(seed: int, *, turns: int) -> list[Step]:
 @dataclass
 class Played:
     requests: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
+    # Per render: the forecast's read tokens and input tokens.
+    forecasts: list[tuple[int, int]] = field(default_factory=list)
     compactions: int = 0
     prunes: int = 0
     hides: int = 0
@@ -128,8 +139,11 @@ def _stamped(rows: tuple[NewBlock, ...], t: float) -> list[NewBlock]:
     return [replace(row, ts=_ts(t)) for row in rows]
 
 
-def play(steps: list[Step], *, format: str, tenant: Tenant, max_tokens: int, ttl_seconds: int) -> Played:
-    """The script on a fresh timeline, rendered in ``format``: the requests the agent sends."""
+def play(
+    steps: list[Step], *, format: str, tenant: Tenant, max_tokens: int, ttl_seconds: int, model: str = ""
+) -> Played:
+    """The script on a fresh timeline, rendered in ``format`` for ``model``: the requests the agent
+    sends."""
     timeline = _timeline(tenant, max_tokens, ttl_seconds)
     played = Played()
     system_tokens = count_text_tokens(SYSTEM)
@@ -153,6 +167,7 @@ def play(steps: list[Step], *, format: str, tenant: Tenant, max_tokens: int, ttl
                 now=now,
                 system_tokens=system_tokens,
                 summarizer=ExtractiveSummarizer(),
+                model=model,
             )
             timeline.refresh_from_db()
             if outcome.compaction is not None and outcome.compaction.status == Compaction.Outcome.APPLIED:
@@ -164,6 +179,10 @@ def play(steps: list[Step], *, format: str, tenant: Tenant, max_tokens: int, ttl
             else:  # the seed format: the README's call
                 request = {"system": SYSTEM, "messages": [{"role": "user", "content": rendered.blocks}]}
             played.requests.append((step.t, request))
+            forecast = outcome.forecast.forecast if outcome.forecast is not None else None
+            played.forecasts.append(
+                (forecast.cache_read_input_tokens, forecast.input_tokens) if forecast is not None else (0, 0)
+            )
     return played
 
 
@@ -179,10 +198,37 @@ class FormatCost:
     compactions: int
     prunes: int
     hides: int
+    # Renders whose usage forecast agrees with the simulator (:func:`agrees`).
+    agreed: int = 0
+    # OpenAI: the same requests without any breakpoint (the API's one implicit breakpoint).
+    billed_without_breakpoints: float | None = None
 
     @property
     def ratio(self) -> float:
         return self.billed / self.ideal if self.ideal else 1.0
+
+    @property
+    def agreement(self) -> float:
+        return self.agreed / self.requests if self.requests else 1.0
+
+
+def agrees(forecast: tuple[int, int], simulated: tuple[int, int]) -> bool:
+    """The same hit or miss, and the same share of the prompt read (within one point): the
+    forecast counts the stored blocks' tokens, the simulator the native request's (tool calls
+    as name and JSON arguments), which differ by a few percent at every read."""
+    (promised, promised_input), (given, given_input) = forecast, simulated
+    if (promised > 0) != (given > 0):
+        return False
+    shares = promised / max(promised_input, 1), given / max(given_input, 1)
+    return abs(shares[0] - shares[1]) <= 0.01
+
+
+def _read(usage: dict[str, Any]) -> tuple[int, int]:
+    """Read tokens and every input token of a simulated usage object."""
+    if "input_tokens_details" in usage:
+        return int(usage["input_tokens_details"]["cached_tokens"]), int(usage["input_tokens"])
+    read = int(usage["cache_read_input_tokens"])
+    return read, read + int(usage["input_tokens"]) + int(usage["cache_creation_input_tokens"])
 
 
 def measure(
@@ -196,24 +242,63 @@ def measure(
             played = play(steps, format=fmt, tenant=tenant, max_tokens=max_tokens, ttl_seconds=ttl_seconds)
             usage = provider_sim.simulate(played.requests)
             ideal = provider_sim.ideal(played.requests, ttl_seconds=ttl_seconds)
-            out.append(
-                FormatCost(
-                    format=fmt,
-                    requests=len(played.requests),
-                    prompt_tokens=sum(
-                        u["input_tokens"] + u["cache_creation_input_tokens"] + u["cache_read_input_tokens"]
-                        for u in usage
-                    ),
-                    billed=sum(provider_sim.cost(u) for u in usage),
-                    ideal=sum(ideal),
-                    read=sum(u["cache_read_input_tokens"] for u in usage),
-                    written=sum(u["cache_creation_input_tokens"] for u in usage),
-                    compactions=played.compactions,
-                    prunes=played.prunes,
-                    hides=played.hides,
-                )
-            )
+            out.append(_cost(fmt, played, usage, ideal, billed=sum(provider_sim.cost(u) for u in usage)))
+        openai_ttl = OPENAI_LONG_TTL_SECONDS if ttl_seconds >= 3600 else OPENAI_TTL_SECONDS
+        played = play(
+            steps,
+            format=OPENAI_FORMAT,
+            tenant=tenant,
+            max_tokens=max_tokens,
+            ttl_seconds=openai_ttl,
+            model=OPENAI_MODEL,
+        )
+        usage = provider_sim.simulate_openai(played.requests)
+        bare = provider_sim.simulate_openai(
+            [(t, provider_sim.without_breakpoints(request)) for t, request in played.requests]
+        )
+        ideal = provider_sim.ideal_openai(played.requests, ttl_seconds=openai_ttl)
+        cost = _cost(
+            f"{OPENAI_FORMAT} ({OPENAI_MODEL})",
+            played,
+            usage,
+            ideal,
+            billed=sum(provider_sim.openai_cost(u) for u in usage),
+        )
+        out.append(replace(cost, billed_without_breakpoints=sum(provider_sim.openai_cost(u) for u in bare)))
     return out
+
+
+def _cost(
+    fmt: str, played: Played, usage: list[dict[str, Any]], ideal: list[float], *, billed: float
+) -> FormatCost:
+    reads = [_read(u) for u in usage]
+    prompt = sum(
+        u["input_tokens"] + u["cache_creation_input_tokens"] + u["cache_read_input_tokens"]
+        if "cache_creation_input_tokens" in u
+        else u["input_tokens"]
+        for u in usage
+    )
+    written = sum(
+        u["cache_creation_input_tokens"]
+        if "cache_creation_input_tokens" in u
+        else u["input_tokens_details"]["cache_write_tokens"]
+        for u in usage
+    )
+    return FormatCost(
+        format=fmt,
+        requests=len(played.requests),
+        prompt_tokens=prompt,
+        billed=billed,
+        ideal=sum(ideal),
+        read=sum(read for read, _ in reads),
+        written=written,
+        compactions=played.compactions,
+        prunes=played.prunes,
+        hides=played.hides,
+        agreed=sum(
+            1 for forecast, given in zip(played.forecasts, reads, strict=True) if agrees(forecast, given)
+        ),
+    )
 
 
 def run(
@@ -233,10 +318,18 @@ def run(
     )
     for cost in costs:
         write(
-            f"  {cost.format:<20} prompt {cost.prompt_tokens:>10,}  read {cost.read:>10,}  written {cost.written:>9,}  "
-            f"billed {cost.billed:>12,.0f}  ideal {cost.ideal:>12,.0f}  ratio {cost.ratio:.3f}"
+            f"  {cost.format:<30} prompt {cost.prompt_tokens:>10,}  read {cost.read:>10,}  written {cost.written:>9,}  "
+            f"billed {cost.billed:>12,.0f}  ideal {cost.ideal:>12,.0f}  ratio {cost.ratio:.3f}  "
+            f"forecast agrees {cost.agreed}/{cost.requests} ({100 * cost.agreement:.1f} %)"
         )
     seed_ratio, native_ratio = costs[0].ratio, costs[1].ratio
     verdict = "ok" if native_ratio <= seed_ratio else "WORSE"
     write(f"  anthropic_messages ratio {native_ratio:.3f} vs seed format {seed_ratio:.3f}: {verdict}")
+    openai = costs[2]
+    bare = openai.billed_without_breakpoints or 0.0
+    verdict = "ok" if openai.ratio <= OPENAI_GOAL and openai.billed <= bare else "NOT met"
+    write(
+        f"  {openai.format} ratio {openai.ratio:.3f} (goal <= {OPENAI_GOAL}); the same requests without "
+        f"breakpoints billed {bare:,.0f} (ratio {bare / openai.ideal if openai.ideal else 1.0:.3f}): {verdict}"
+    )
     return costs

@@ -36,7 +36,7 @@ from timeline_app.rendering.usage.pricing import DEFAULT_PRICES, Price, TokenCou
 from timeline_app.rendering.usage.reported import read_usage
 from timeline_app.services.api_keys import api_key_create
 
-MODEL = "claude-sonnet-4-5"
+MODEL = "claude-sonnet-5-5"
 TURNS = 36
 CALLS_PER_TURN = 3
 SYSTEM = "You are a careful research agent. " + " ".join(

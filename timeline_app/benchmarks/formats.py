@@ -1,5 +1,6 @@
 """``manage.py bench formats --timelines N``: render N random timelines (``timelines.py``: every
-state a history can be in) in each native format; print the violations of the providers' rules
+state a history can be in) in each native format (the OpenAI ones for a GPT-5.6 model, with
+explicit cache breakpoints, half of the time); print the violations of the providers' rules
 (``rendering/native/validate.py``) and of the SDKs' request types, and the render time per format.
 Every other timeline holds thinking blocks of all three providers (the provider switch: each
 format keeps only its own opaque parts, the others' readable text). Goal: 0 violations."""
@@ -9,6 +10,7 @@ from __future__ import annotations
 import random
 import statistics
 import time
+from collections import Counter
 from collections.abc import Callable
 
 from timeline_app.benchmarks.timelines import random_timeline, with_thinking
@@ -26,6 +28,9 @@ def run(write: Callable[[str], None], *, timelines: int = 1_000, seed: int = 0, 
     seconds: dict[str, list[float]] = {f: [] for f in NATIVE_FORMATS}
     broken: dict[str, int] = dict.fromkeys(NATIVE_FORMATS, 0)
     rejected: dict[str, int] = dict.fromkeys(NATIVE_FORMATS, 0)
+    # How the renders came out: GPT-5.6 breakpoints carried, endings (the continue message, prefill).
+    marked: dict[str, int] = dict.fromkeys(NATIVE_FORMATS, 0)
+    endings: dict[str, Counter[str]] = {f: Counter() for f in NATIVE_FORMATS}
     checked = 0
     first: list[str] = []
     blocks_total = 0
@@ -48,6 +53,8 @@ def run(write: Callable[[str], None], *, timelines: int = 1_000, seed: int = 0, 
                 system_text=rng.choice(["", "You are an agent. " * 50]),
                 prompt_cache_key="tl-bench",
                 prefill=rng.random() < 0.1,
+                # A GPT-5.6 model (explicit cache breakpoints) half of the time.
+                cache_breakpoint_ttls=rng.choice([(), ("30m", "12h")]),
             )
             start = time.perf_counter()
             rendered = render_window(
@@ -55,6 +62,8 @@ def run(write: Callable[[str], None], *, timelines: int = 1_000, seed: int = 0, 
             )
             seconds[fmt].append(time.perf_counter() - start)
             request = rendered.request or {}
+            marked[fmt] += "prompt_cache_options" in request
+            endings[fmt][rendered.ending or ""] += 1
             found = violations(fmt, request, prefill=options.prefill)
             if found:
                 broken[fmt] += 1
@@ -77,5 +86,8 @@ def run(write: Callable[[str], None], *, timelines: int = 1_000, seed: int = 0, 
             f"  {fmt:<20} rule violations {broken[fmt]:>5}   SDK type errors {rejected[fmt]:>5}   "
             f"render median {statistics.median(times) * 1000 if times else 0:.2f} ms, p99 {p99 * 1000:.2f} ms"
         )
+        ends = ", ".join(f"{name} {count:,}" for name, count in sorted(endings[fmt].items()))
+        breakpoints = f"GPT-5.6 (prompt_cache_options) {marked[fmt]:,}; " if fmt.startswith("openai") else ""
+        write(f"  {'':<20} {breakpoints}ending: {ends}")
     for line in first:
         write(f"  first: {line}")

@@ -1,4 +1,5 @@
-"""A simulator of Anthropic's prompt cache: what a sequence of Messages API requests is billed.
+"""Simulators of Anthropic's prompt cache and of OpenAI's (GPT-5.6 and later): what a sequence of
+requests is billed.
 
 An independent referee for the cache cost of a render (``bench cache-cost``, and later the
 service's own usage forecast): it reads nothing of the service but the token counter, and applies
@@ -44,6 +45,21 @@ by ``count_binary_tokens``. No per-message overhead is counted (the same for eve
 length, unlimited lookback, entries living the given TTL from their last use. Each request reads
 (0.1×) the longest prefix it shares with a live earlier request, writes (1.25×; 2× with a TTL of an
 hour) its new stretch up to the last prefix some later request reads, and pays 1× for the rest.
+
+OpenAI, GPT-5.6 and later (:class:`OpenAICacheSimulator`, ``simulate_openai``): the body of
+``responses.create`` (``instructions``, ``input``) or ``chat.completions.create`` (``messages``)
+is flattened the same way (every content part, function call, function-call output part and
+reasoning item a block; ``prompt_cache_breakpoint`` not part of the content). A prefix matches
+only **exactly at a breakpoint** the request carries (no lookback, no shorter fallback); the
+latest ``max_breakpoints`` (80) of the request are looked up, the longest live one read. With
+``prompt_cache_options.mode == "explicit"`` the latest ``max_writes`` (4) breakpoints are written;
+otherwise (implicit, the default) one implicit breakpoint at the end of the newest input message
+and the latest three explicit ones. A write needs ``min_tokens`` (1,024); an entry lives its TTL
+(the breakpoint's, else the request's ``prompt_cache_options.ttl``, else 30 minutes) from its
+last write or hit; a hit also refreshes the live entries of the request's earlier breakpoints
+(their prefixes are inside the one read, as in a block-level prefix cache). Usage comes back as the Responses API reports it (``input_tokens`` with
+``input_tokens_details.cached_tokens`` / ``cache_write_tokens`` / ``cache_write_tokens_details``);
+:func:`openai_cost` prices it: 1× input, 1.25× written, 0.1× read.
 """
 
 from __future__ import annotations
@@ -59,7 +75,12 @@ from timeline_app.domain.tokens import count_binary_tokens, count_text_tokens
 LOOKBACK_BLOCKS = 20
 MIN_TOKENS = 1024
 # The minimum cacheable prompt per model family (Anthropic's prompt-caching documentation).
-MIN_TOKENS_BY_MODEL = {"claude-sonnet-4-5": 1024, "claude-haiku-4-5": 4096, "claude-opus-4-5": 4096}
+MIN_TOKENS_BY_MODEL = {
+    "claude-sonnet-5-5": 1024,
+    "claude-sonnet-4-5": 1024,
+    "claude-haiku-4-5": 4096,
+    "claude-opus-4-5": 4096,
+}
 TTL_5M = 300
 TTL_1H = 3600
 PRICE_INPUT = 1.0
@@ -243,12 +264,19 @@ def simulate(
 def ideal(requests_with_times: Sequence[tuple[float, Mapping[str, Any]]], *, ttl_seconds: int) -> list[float]:
     """Per-request prompt price with a perfect cache (see the module's docstring)."""
     write_price = PRICE_WRITE_1H if ttl_seconds >= TTL_1H else PRICE_WRITE_5M
+    flat = [flatten(request) for _, request in requests_with_times]
+    return _ideal(
+        [now for now, _ in requests_with_times], flat, ttl_seconds=ttl_seconds, write_price=write_price
+    )
+
+
+def _ideal(
+    times: Sequence[float], flat: Sequence[Sequence[FlatBlock]], *, ttl_seconds: int, write_price: float
+) -> list[float]:
     live: dict[str, float] = {}
-    flat: list[list[FlatBlock]] = []
     reads: list[int] = []  # per request, the number of blocks of its longest live prefix
     last_read: dict[str, int] = {}  # prefix hash -> the last request that read up to it
-    for index, (now, request) in enumerate(requests_with_times):
-        blocks = flatten(request)
+    for index, (now, blocks) in enumerate(zip(times, flat, strict=True)):
         read = 0
         for position, block in enumerate(blocks):
             if live.get(block.prefix_hash, -1.0) > now:
@@ -257,7 +285,6 @@ def ideal(requests_with_times: Sequence[tuple[float, Mapping[str, Any]]], *, ttl
             last_read[blocks[read - 1].prefix_hash] = index
         for block in blocks:
             live[block.prefix_hash] = now + ttl_seconds
-        flat.append(blocks)
         reads.append(read)
     prices: list[float] = []
     for index, (blocks, read) in enumerate(zip(flat, reads, strict=True)):
@@ -271,3 +298,210 @@ def ideal(requests_with_times: Sequence[tuple[float, Mapping[str, Any]]], *, ttl
             PRICE_READ * read_tokens + write_price * written + PRICE_INPUT * sum(tokens[written_to:])
         )
     return prices
+
+
+# ---------------------------------------------------------------- OpenAI, GPT-5.6 and later
+
+OPENAI_TTLS = {"30m": 1800, "12h": 43_200}
+OPENAI_MAX_BREAKPOINTS = 80
+OPENAI_MAX_WRITES = 4
+OPENAI_PRICE_WRITE = 1.25
+BREAKPOINT = "prompt_cache_breakpoint"
+
+
+@dataclass(frozen=True)
+class OpenAIBlock:
+    """One block of an OpenAI prompt: the hash of the prefix ending with it, its tokens, the TTL
+    name of the breakpoint it carries ("" for none, "default" for the request's), and whether it
+    is input content (where the implicit breakpoint can go)."""
+
+    prefix_hash: str
+    tokens: int
+    breakpoint: str
+    is_input: bool
+
+
+def _openai_tokens(part: Any) -> int:
+    if isinstance(part, str):
+        return count_text_tokens(part)
+    if not isinstance(part, Mapping):
+        return 0
+    kind = part.get("type")
+    if kind in ("input_text", "text", "output_text"):
+        return count_text_tokens(str(part.get("text", "")))
+    url = part.get("image_url")
+    if isinstance(url, Mapping):
+        url = url.get("url")
+    data = part.get("file_data") or (part.get("file") or {}).get("file_data") or url
+    if isinstance(data, str) and data.startswith("data:") and ";base64," in data:
+        head, payload = data[5:].split(";base64,", 1)
+        return count_binary_tokens(mime=head, data_b64=payload)
+    if kind in ("input_image", "image_url", "input_file", "file"):
+        return count_binary_tokens(mime="image/png", data_b64="x")
+    if kind == "function_call":
+        return count_text_tokens(str(part.get("name", ""))) + count_text_tokens(
+            str(part.get("arguments", ""))
+        )
+    return count_text_tokens(json.dumps(part, sort_keys=True, ensure_ascii=False))
+
+
+def _mark(part: Any) -> str:
+    marker = part.get(BREAKPOINT) if isinstance(part, Mapping) else None
+    if not isinstance(marker, Mapping):
+        return ""
+    return str(marker.get("ttl") or "default")
+
+
+def flatten_openai(request: Mapping[str, Any]) -> list[OpenAIBlock]:
+    """The prompt as blocks in order: instructions, then every item's parts."""
+    located: list[tuple[str, Any, bool]] = []
+    instructions = request.get("instructions")
+    if isinstance(instructions, str) and instructions:
+        located.append(("instructions", instructions, True))
+    items = request.get("input", request.get("messages")) or []
+    for index, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            continue
+        role, kind = item.get("role"), item.get("type")
+        if kind == "function_call_output":
+            parts, is_input = item.get("output"), True
+        elif kind in ("function_call", "reasoning"):
+            parts, is_input = [item], False
+        else:
+            parts, is_input = item.get("content"), role in ("user", "system", "developer", "tool")
+        parts = [parts] if isinstance(parts, str) or parts is None else list(parts)
+        calls = item.get("tool_calls") or []
+        head = {k: v for k, v in item.items() if k not in ("content", "output", "tool_calls")}
+        for position, part in enumerate([*parts, *calls]):
+            where = f"{index}:{json.dumps(head, sort_keys=True)}" if position == 0 else "+"
+            located.append((where, part, is_input and position < len(parts)))
+    out: list[OpenAIBlock] = []
+    running = hashlib.sha256()
+    for where, part, is_input in located:
+        clean = {k: v for k, v in part.items() if k != BREAKPOINT} if isinstance(part, Mapping) else part
+        running.update(where.encode())
+        running.update(json.dumps(clean, sort_keys=True, ensure_ascii=False).encode())
+        running.update(b"\x00")
+        out.append(OpenAIBlock(running.copy().hexdigest(), _openai_tokens(clean), _mark(part), is_input))
+    return out
+
+
+def openai_usage(*, input_tokens: int, read: int, write_30m: int, write_12h: int) -> Usage:
+    return {
+        "input_tokens": input_tokens,
+        "input_tokens_details": {
+            "cached_tokens": read,
+            "cache_write_tokens": write_30m + write_12h,
+            "cache_write_tokens_details": {"ttl_30m_tokens": write_30m, "ttl_12h_tokens": write_12h},
+        },
+        "output_tokens": 0,
+        "total_tokens": input_tokens,
+    }
+
+
+def openai_cost(usage: Usage) -> float:
+    """The request's prompt price in base input-token units."""
+    details = usage["input_tokens_details"]
+    read, written = details["cached_tokens"], details["cache_write_tokens"]
+    uncached = usage["input_tokens"] - read - written
+    return float(PRICE_INPUT * uncached + OPENAI_PRICE_WRITE * written + PRICE_READ * read)
+
+
+@dataclass
+class OpenAICacheSimulator:
+    """OpenAI's prompt cache (GPT-5.6 and later) for one model and key: entries ``prefix hash ->
+    (expires at, ttl)``."""
+
+    min_tokens: int = MIN_TOKENS
+    max_breakpoints: int = OPENAI_MAX_BREAKPOINTS
+    max_writes: int = OPENAI_MAX_WRITES
+    entries: dict[str, tuple[float, int]] = field(default_factory=dict)
+
+    def request(self, now: float, request: Mapping[str, Any]) -> Usage:
+        blocks = flatten_openai(request)
+        options = request.get("prompt_cache_options") or {}
+        explicit = options.get("mode") == "explicit"
+        default_ttl = OPENAI_TTLS.get(str(options.get("ttl") or "30m"), OPENAI_TTLS["30m"])
+        cumulative: list[int] = []
+        total = 0
+        for block in blocks:
+            total += block.tokens
+            cumulative.append(total)
+        marked = [i for i, block in enumerate(blocks) if block.breakpoint]
+        ttl_of = {i: OPENAI_TTLS.get(blocks[i].breakpoint, default_ttl) for i in marked}
+        if explicit:
+            writes = marked[-self.max_writes :]
+        else:  # one implicit breakpoint at the end of the newest input message, 3 explicit ones
+            implicit = next((i for i in range(len(blocks) - 1, -1, -1) if blocks[i].is_input), None)
+            writes = marked[-(self.max_writes - 1) :]
+            if implicit is not None:
+                ttl_of.setdefault(implicit, default_ttl)
+                writes = sorted({*writes, implicit})
+                marked = sorted({*marked, implicit})
+        looked_up = marked[-self.max_breakpoints :]
+        hit = next((p for p in reversed(looked_up) if self._alive(blocks[p].prefix_hash, now)), -1)
+        read = cumulative[hit] if hit >= 0 else 0
+        for p in looked_up:  # the hit, and the live entries of earlier breakpoints inside it
+            if p <= hit and self._alive(blocks[p].prefix_hash, now):
+                _, ttl = self.entries[blocks[p].prefix_hash]
+                self.entries[blocks[p].prefix_hash] = (now + ttl, ttl)
+        written = {OPENAI_TTLS["30m"]: 0, OPENAI_TTLS["12h"]: 0}
+        long_ = [
+            p
+            for p in writes
+            if p > hit and cumulative[p] >= self.min_tokens and ttl_of[p] == OPENAI_TTLS["12h"]
+        ]
+        short = [p for p in writes if p > hit and cumulative[p] >= self.min_tokens]
+        start = read
+        if long_:
+            written[OPENAI_TTLS["12h"]] = cumulative[long_[-1]] - start
+            start = cumulative[long_[-1]]
+        if short:
+            written[OPENAI_TTLS["30m"]] = max(0, cumulative[short[-1]] - start)
+        for p in short:
+            self.entries[blocks[p].prefix_hash] = (now + ttl_of[p], ttl_of[p])
+        return openai_usage(
+            input_tokens=total,
+            read=read,
+            write_30m=written[OPENAI_TTLS["30m"]],
+            write_12h=written[OPENAI_TTLS["12h"]],
+        )
+
+    def _alive(self, key: str, now: float) -> bool:
+        entry = self.entries.get(key)
+        return entry is not None and entry[0] > now
+
+
+def simulate_openai(
+    requests_with_times: Iterable[tuple[float, Mapping[str, Any]]], *, min_tokens: int = MIN_TOKENS
+) -> list[Usage]:
+    """Per-request usage of a sequence of ``(t_seconds, request)`` against one fresh OpenAI cache."""
+    sim = OpenAICacheSimulator(min_tokens=min_tokens)
+    return [sim.request(t, request) for t, request in requests_with_times]
+
+
+def without_breakpoints(request: Mapping[str, Any]) -> dict[str, Any]:
+    """The same request with no ``prompt_cache_breakpoint`` and no ``prompt_cache_options``
+    (what the API does with it: one implicit breakpoint)."""
+
+    def strip(value: Any) -> Any:
+        if isinstance(value, Mapping):
+            return {k: strip(v) for k, v in value.items() if k != BREAKPOINT}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    return {k: strip(v) for k, v in request.items() if k != "prompt_cache_options"}
+
+
+def ideal_openai(
+    requests_with_times: Sequence[tuple[float, Mapping[str, Any]]], *, ttl_seconds: int
+) -> list[float]:
+    """:func:`ideal` for OpenAI requests (writes 1.25× whatever the TTL)."""
+    flat = [
+        [FlatBlock(block.prefix_hash, block.tokens, 0) for block in flatten_openai(request)]
+        for _, request in requests_with_times
+    ]
+    return _ideal(
+        [now for now, _ in requests_with_times], flat, ttl_seconds=ttl_seconds, write_price=OPENAI_PRICE_WRITE
+    )

@@ -8,7 +8,9 @@ from typing import Any
 from anthropic.types import MessageParam, TextBlockParam
 from google.genai import types as genai_types
 from openai.types.chat import ChatCompletionMessageParam
+from openai.types.chat.completion_create_params import PromptCacheOptions as ChatPromptCacheOptions
 from openai.types.responses import ResponseInputParam
+from openai.types.responses.response_create_params import PromptCacheOptions
 from pydantic import TypeAdapter, ValidationError
 
 _ANTHROPIC_MESSAGES = TypeAdapter(list[MessageParam])
@@ -19,6 +21,8 @@ _CHAT_MESSAGES = TypeAdapter(list[ChatCompletionMessageParam])
 # signature, inline data) as base64 strings, as the SDK does with the dicts it is given.
 _GEMINI_CONTENTS = TypeAdapter(list[genai_types.Content])
 _GEMINI_CONFIG = TypeAdapter(genai_types.GenerateContentConfig)
+_RESPONSES_CACHE = TypeAdapter(PromptCacheOptions)
+_CHAT_CACHE = TypeAdapter(ChatPromptCacheOptions)
 
 
 def _drain(value: Any) -> None:
@@ -41,10 +45,14 @@ def sdk_type_errors(format: str, request: dict[str, Any]) -> list[str]:
         checks = [(_ANTHROPIC_MESSAGES, request["messages"]), (_ANTHROPIC_SYSTEM, request.get("system", []))]
     elif format == "openai_responses":
         checks = [(_RESPONSES_INPUT, request["input"])]
+        if "prompt_cache_options" in request:
+            checks.append((_RESPONSES_CACHE, request["prompt_cache_options"]))
     elif format == "gemini_contents":
         checks = [(_GEMINI_CONTENTS, request["contents"]), (_GEMINI_CONFIG, request.get("config", {}))]
     else:
         checks = [(_CHAT_MESSAGES, request["messages"])]
+        if "prompt_cache_options" in request:
+            checks.append((_CHAT_CACHE, request["prompt_cache_options"]))
     errors: list[str] = []
     for adapter, value in checks:
         try:

@@ -16,6 +16,7 @@ from timeline_app.domain.settings import RenderSettings
 from timeline_app.domain.thinking import is_own_thinking, readable_text, renders_in
 from timeline_app.domain.tokens import count_text_tokens
 
+from .cache_plan import marker_style
 from .cache_points import cache_point_indices
 from .formats import (
     FORMATS,
@@ -51,6 +52,9 @@ class RenderOptions:
     # Native formats: keep the model's message last when the history ends with it (else
     # ``anthropic_messages`` and ``gemini_contents`` end with a user message of ``continue_text``).
     prefill: bool = False
+    # OpenAI formats: the cache TTLs of the call's model when it takes explicit cache breakpoints
+    # (GPT-5.6 and later, from the price table; ``("30m", "12h")``); empty: it takes none.
+    cache_breakpoint_ttls: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -230,6 +234,7 @@ def render_window(
             prompt_cache_key=options.prompt_cache_key,
             continue_text=settings.continue_text,
             prefill=options.prefill,
+            cache_style=marker_style(options.format, options.cache_breakpoint_ttls),
         )
         if native.ending == CONTINUED:
             extra = count_text_tokens(settings.continue_text)

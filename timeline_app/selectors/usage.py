@@ -12,7 +12,7 @@ from django.db.models import Count, Q, QuerySet, Sum
 from timeline_app.domain.times import parse_iso
 from timeline_app.models import Conversation, RenderRecord, RenderUsage, Tenant, Timeline
 from timeline_app.rendering.prefix import PreviousRender, stored_checkpoints
-from timeline_app.rendering.usage.forecast import ONE_HOUR, CacheState, Provider
+from timeline_app.rendering.usage.forecast import ONE_HOUR, TWELVE_HOURS, CacheState, Provider
 from timeline_app.rendering.window_shape import unpack_seq_set
 from timeline_app.selectors.renders import previous_render
 
@@ -23,17 +23,24 @@ ANTHROPIC_RECENT = 32
 OPENAI_RECENT = 4
 
 
-def _recent_span(provider: Provider, retention_seconds: int) -> tuple[int, int]:
+def _by_entries(provider: Provider, explicit: bool) -> bool:
+    """Whether the forecast's cache is a set of written entries (Anthropic's markers, OpenAI's
+    explicit breakpoints on GPT-5.6) rather than the last prompts (OpenAI's and Gemini's implicit
+    prefix caching)."""
+    return provider == "anthropic" or explicit
+
+
+def _recent_span(provider: Provider, retention_seconds: int, explicit: bool) -> tuple[int, int]:
     """How far back (seconds) and how many of the newest renders the forecast reads."""
-    if provider == "anthropic":
-        return ONE_HOUR, ANTHROPIC_RECENT
+    if _by_entries(provider, explicit):
+        return (ONE_HOUR if provider == "anthropic" else TWELVE_HOURS), ANTHROPIC_RECENT
     return retention_seconds, OPENAI_RECENT
 
 
-def _state_of(provider: Provider, rows: list[tuple[Any, ...]]) -> CacheState:
+def _state_of(provider: Provider, rows: list[tuple[Any, ...]], explicit: bool) -> CacheState:
     """The cache state from the recent renders' ``(rendered_at, cache_touched, cache_head,
     segment_digests, segment_stride, segment_count)``, newest first."""
-    if provider == "anthropic":
+    if _by_entries(provider, explicit):
         entries: dict[bytes, datetime] = {}
         for _, touched, *_rest in rows:
             for digest_hex, expires in touched or ():
@@ -52,11 +59,11 @@ def _state_of(provider: Provider, rows: list[tuple[Any, ...]]) -> CacheState:
 
 
 def cache_state(
-    *, timeline: Timeline, provider: Provider, now: datetime, retention_seconds: int
+    *, timeline: Timeline, provider: Provider, now: datetime, retention_seconds: int, explicit: bool = False
 ) -> CacheState:
     """The provider cache of this context as the forecast believes it before a render at ``now``
-    (one query)."""
-    span, limit = _recent_span(provider, retention_seconds)
+    (one query). ``explicit``: OpenAI's breakpoint entries (GPT-5.6), read like Anthropic's."""
+    span, limit = _recent_span(provider, retention_seconds, explicit)
     recent = (
         RenderRecord.objects.filter(
             timeline=timeline, rendered_at__gte=now - timedelta(seconds=span), rendered_at__lte=now
@@ -66,7 +73,7 @@ def cache_state(
             "rendered_at", "cache_touched", "cache_head", "segment_digests", "segment_stride", "segment_count"
         )
     )
-    return _state_of(provider, list(recent[:limit]))
+    return _state_of(provider, list(recent[:limit]), explicit)
 
 
 _PREVIOUS = (
@@ -95,8 +102,8 @@ LIMIT %(limit)s
 """
 
 
-def _memory_sql(provider: Provider) -> str:
-    anthropic = provider == "anthropic"
+def _memory_sql(provider: Provider, explicit: bool) -> str:
+    anthropic = _by_entries(provider, explicit)
     return _MEMORY_SQL.format(
         records=RenderRecord._meta.db_table,
         touched="r.cache_touched" if anthropic else "NULL",
@@ -111,7 +118,7 @@ def _json(value: Any) -> Any:
 
 
 def render_memory(
-    *, timeline: Timeline, provider: Provider, now: datetime, retention_seconds: int
+    *, timeline: Timeline, provider: Provider, now: datetime, retention_seconds: int, explicit: bool = False
 ) -> tuple[PreviousRender | None, CacheState]:
     """What a render reads of its context's history, in one query (issue 38: two before): the
     latest render as the cache explainer compares it (``previous_render``), and the provider cache
@@ -119,9 +126,13 @@ def render_memory(
     the OpenAI retention)."""
     if connection.vendor != "postgresql":  # two queries
         return previous_render(timeline=timeline), cache_state(
-            timeline=timeline, provider=provider, now=now, retention_seconds=retention_seconds
+            timeline=timeline,
+            provider=provider,
+            now=now,
+            retention_seconds=retention_seconds,
+            explicit=explicit,
         )
-    span, limit = _recent_span(provider, retention_seconds)
+    span, limit = _recent_span(provider, retention_seconds, explicit)
     params: dict[str, Any] = {
         "timeline": timeline.pk,
         "since": now - timedelta(seconds=span),
@@ -129,11 +140,11 @@ def render_memory(
         "limit": limit + 1,
     }
     with connection.cursor() as cursor:
-        cursor.execute(_memory_sql(provider), params)
+        cursor.execute(_memory_sql(provider, explicit), params)
         fetched = cursor.fetchall()
     # (rendered_at, touched, head, digests, stride, count) of the renders in the span, newest first
     recent = [(row[0], _json(row[2]), *row[3:7]) for row in fetched if row[1]][:limit]
-    state = _state_of(provider, recent)
+    state = _state_of(provider, recent, explicit)
     if not fetched:
         return None, state
     return _previous_of(fetched[0][0], tuple(fetched[0][7:])), state

@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 
 from django.db import transaction
@@ -41,9 +41,12 @@ from timeline_app.services.background import compaction_nudge
 from timeline_app.services.compaction import compaction_run
 from timeline_app.services.compaction_apply import CompactionOutcome
 from timeline_app.services.hiding import hides_store
+from timeline_app.services.model_lifecycle import warn_if_retired
 from timeline_app.services.render_history import render_record
 from timeline_app.services.summarizers import draft_summary, fallback_summarizer
-from timeline_app.services.usage import RenderForecast, cache_rules, render_forecast
+from timeline_app.services.usage import RenderForecast, cache_breakpoint_ttls, cache_rules, render_forecast
+
+OPENAI_NATIVE = frozenset({"openai_responses", "openai_chat"})
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,8 @@ def settings_key(settings: RenderSettings, options: RenderOptions) -> str:
         "exclude": sorted(options.exclude_contributions),
         "include_only": sorted(options.include_only_contributions),
     }
+    if options.cache_breakpoint_ttls:  # GPT-5.6 breakpoints reshape the OpenAI request's head
+        shape["cache_breakpoint_ttls"] = list(options.cache_breakpoint_ttls)
     return hashlib.sha256(stable_json(shape).encode()).hexdigest()
 
 
@@ -166,6 +171,10 @@ def timeline_render(
     for ``model`` (``tools_tokens`` of tool definitions precede the system prompt). ``system_text``
     (the system prompt, when the caller gave it and no tools) is kept so a compaction can start its
     summary request with this render's prefix while it is cached."""
+    if model:
+        warn_if_retired(model, where="render model")
+    if options.format in OPENAI_NATIVE and not options.cache_breakpoint_ttls:
+        options = replace(options, cache_breakpoint_ttls=cache_breakpoint_ttls(model))
     resolved = timeline_settings_resolved(timeline=timeline, max_tokens=max_tokens)
     settings = resolved.settings
     now = now or timezone.now()
@@ -177,6 +186,9 @@ def timeline_render(
             provider=provider,
             now=now,
             retention_seconds=cache_rules().retention_seconds(provider),
+            # GPT-5.6 breakpoints: the forecast reads written entries (``render_forecast``'s
+            # ``request.explicit`` for the same options)
+            explicit=options.format in OPENAI_NATIVE and bool(options.cache_breakpoint_ttls),
         )
 
     window = strategy_window(timeline=timeline, window=selectors.visible_window(timeline=timeline))

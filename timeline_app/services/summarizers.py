@@ -25,6 +25,7 @@ from timeline_app.domain.settings import RenderSettings
 from timeline_app.domain.times import iso_utc
 from timeline_app.models import Block
 from timeline_app.rendering.usage.pricing import price_for
+from timeline_app.services.model_lifecycle import warn_if_retired
 from timeline_app.services.usage import prices
 
 
@@ -34,6 +35,8 @@ def configured_summarizer(*, model: str | None = None) -> Summarizer:
     dotted = settings.TIMELINE_SUMMARIZER_CLASS
     if dotted:
         return _custom_summarizer(dotted)
+    if settings.TIMELINE_SUMMARIZER in ("anthropic", "openai"):
+        warn_if_retired(model or settings.TIMELINE_SUMMARY_MODEL, where="summary model")
     if settings.TIMELINE_SUMMARIZER == "anthropic":
         # Lazy: the anthropic SDK is heavy and only needed when this summarizer is configured.
         from compaction.anthropic_summarizer import AnthropicSummarizer

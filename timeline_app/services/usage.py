@@ -41,7 +41,13 @@ from timeline_app.rendering.usage.reported import (
     kept_usage,
     read_usage,
 )
-from timeline_app.rendering.usage.requests import format_provider, native_anthropic_request, rendered_request
+from timeline_app.rendering.usage.requests import (
+    format_provider,
+    native_anthropic_request,
+    native_openai_request,
+    rendered_request,
+)
+from timeline_app.services.model_lifecycle import warn_if_retired
 
 # A forecast read the provider gave less than this share of is a miss (token counts are estimates).
 AGREEMENT = Decimal("0.99")
@@ -57,6 +63,13 @@ def cache_rules() -> CacheRules:
 
 def prices() -> dict[str, Price]:
     return price_table(settings.TIMELINE_PRICES)
+
+
+def cache_breakpoint_ttls(model: str) -> tuple[str, ...]:
+    """The explicit cache TTLs of ``model`` when it takes OpenAI cache breakpoints (GPT-5.6 and
+    later, as the price table says); empty for every other or unknown model."""
+    priced = price_for(prices(), model) if model else None
+    return priced[1].cache_ttls if priced is not None else ()
 
 
 @dataclass(frozen=True)
@@ -96,6 +109,15 @@ def render_forecast(
             head_tokens=head_tokens,
             input_tokens=input_tokens,
         )
+    elif rendered.request is not None and "prompt_cache_options" in rendered.request:
+        request = native_openai_request(
+            model=model,
+            prefix=rendered.prefix,
+            request=rendered.request,
+            marked_seqs=rendered.marked_seqs,
+            head_tokens=head_tokens,
+            input_tokens=input_tokens,
+        )
     else:
         request = rendered_request(
             provider=provider,
@@ -108,7 +130,11 @@ def render_forecast(
         )
     if state is None:
         state = selectors.cache_state(
-            timeline=timeline, provider=provider, now=now, retention_seconds=rules.retention_seconds(provider)
+            timeline=timeline,
+            provider=provider,
+            now=now,
+            retention_seconds=rules.retention_seconds(provider),
+            explicit=request.explicit,
         )
     forecast = forecast_usage(request=request, state=state, now=now, rules=rules)
     return RenderForecast(
@@ -142,6 +168,7 @@ def render_usage_report(
     and only the part of the usage object the cost model reads (``kept_usage``, Gemini's however
     its names were spelled): extra SDK keys are ignored, neither stored nor compared."""
     model, reason, raw_usage = _usage_body(body)
+    warn_if_retired(model, where="usage report")
     try:
         usage = read_usage(raw_usage)
     except UsageError as exc:

@@ -39,6 +39,8 @@ def _render(blocks: list[Any], fmt: str, rng: random.Random, **overrides: Any) -
         system_text=overrides.get("system", rng.choice(["", "You are an agent. " * 50])),
         prompt_cache_key="tl-key",
         prefill=overrides.get("prefill", False),
+        # A GPT-5.6 model (explicit cache breakpoints) half of the time.
+        cache_breakpoint_ttls=rng.choice([(), ("30m", "12h")]),
     )
     render_settings = RenderSettings(
         cache_ttl_seconds=rng.choice([300, 3600]),
@@ -67,7 +69,11 @@ def test_every_native_render_of_a_random_timeline_is_valid_and_byte_stable(seed:
 
 def _strip_markers(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _strip_markers(v) for k, v in value.items() if k != "cache_control"}
+        return {
+            k: _strip_markers(v)
+            for k, v in value.items()
+            if k not in ("cache_control", "prompt_cache_breakpoint")
+        }
     if isinstance(value, list):
         return [_strip_markers(v) for v in value]
     return value

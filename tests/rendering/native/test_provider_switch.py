@@ -115,15 +115,22 @@ def _history(order: tuple[str, ...], *, finished: bool) -> list[Block]:
 ORDERS = list(itertools.permutations(PROVIDERS))
 
 
+@pytest.mark.parametrize("gpt_5_6", [False, True], ids=["before-gpt-5.6", "gpt-5.6"])
 @pytest.mark.parametrize("finished", [True, False])
 @pytest.mark.parametrize("order", ORDERS, ids=["-".join(o) for o in ORDERS])
-def test_every_format_keeps_its_own_opaque_parts_and_everyones_readable_text(order, finished):
+def test_every_format_keeps_its_own_opaque_parts_and_everyones_readable_text(order, finished, gpt_5_6):
+    """``gpt_5_6``: the call's model takes OpenAI's explicit cache breakpoints (its price row's
+    ``cache_ttls``): the OpenAI formats carry them, beside the reasoning items, the others none."""
     blocks = _history(order, finished=finished)
     for fmt in NATIVE_FORMATS:
         rendered = render_window(
             blocks,
             settings=RenderSettings(cache_min_tokens=0),
-            options=RenderOptions(format=fmt, system_text="You help with orders."),  # type: ignore[arg-type]
+            options=RenderOptions(
+                format=fmt,  # type: ignore[arg-type]
+                system_text="You help with orders.",
+                cache_breakpoint_ttls=("30m", "12h") if gpt_5_6 else (),
+            ),
         )
         request = rendered.request
         assert request is not None
@@ -135,3 +142,13 @@ def test_every_format_keeps_its_own_opaque_parts_and_everyones_readable_text(ord
                 assert (opaque in text) == (OWN.get(fmt) == provider), (fmt, provider, opaque)
             for readable in facts["readable"]:
                 assert readable in text, (fmt, provider, readable)
+        explicit = gpt_5_6 and fmt.startswith("openai")
+        assert ("prompt_cache_options" in request) == explicit, fmt
+        assert ("prompt_cache_breakpoint" in text) == explicit, fmt
+        assert rendered.ending == (
+            "continue_text"
+            if finished and fmt in ("anthropic_messages", "gemini_contents")
+            else "assistant"
+            if finished
+            else "user"
+        ), (fmt, rendered.ending)

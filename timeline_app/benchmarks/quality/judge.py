@@ -31,7 +31,7 @@ from timeline_app.benchmarks.quality.sessions import (
 )
 
 URL = "https://api.anthropic.com/v1/messages"
-MODEL = os.environ.get("TIMELINE_JUDGE_MODEL", "claude-sonnet-4-5")
+MODEL = os.environ.get("TIMELINE_JUDGE_MODEL", "claude-sonnet-5-5")
 FULL_CONTEXT_CHARS = 600_000  # about 150k tokens
 QUESTIONS = {
     IDENTIFIER: "List every order number, ticket id, booking code, DOI, URL, version, dataset or other "

@@ -11,17 +11,22 @@ an assistant message last). ``NativeRender.ending`` says which happened."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import accumulate
 from typing import Any
 
 from timeline_app.domain.blocks import Block
 from timeline_app.domain.thinking import FORMAT_PROVIDER, NATIVE_FORMATS
 
+from ..cache_plan import NO_MARKERS, MarkerStyle, Plan, choose_slots, earlier_points, request_ends
 from .anthropic import anthropic_request
 from .conversation import stream_conversation
+from .entries import Conversation
 from .gemini import gemini_request
-from .openai_chat import chat_messages
-from .openai_responses import responses_input
+from .openai_chat import chat_items
+from .openai_responses import OpenAIItems, responses_items
+
+CHAT_CACHE_TTLS = ("30m",)
 
 __all__ = ["CONTINUED", "ENDINGS", "NATIVE_FORMATS", "NativeRender", "render_native"]
 
@@ -78,7 +83,11 @@ def render_native(
     prompt_cache_key: str = "",
     continue_text: str = "Continue.",
     prefill: bool = False,
+    cache_style: MarkerStyle = NO_MARKERS,
 ) -> NativeRender:
+    """``cache_style``: the format's markers (``cache_plan.marker_style``): for the OpenAI formats
+    ``openai_explicit`` for GPT-5.6 and later, none otherwise; ``anthropic_messages`` always
+    carries Anthropic's, ``gemini_contents`` none (``GEMINI``: implicit caching only)."""
     # Thinking blocks come back whole only in their provider's format (Chat has no place for
     # them); the other formats keep their readable text.
     conversation = stream_conversation(stable, tail, provider=FORMAT_PROVIDER.get(format, ""))
@@ -107,7 +116,7 @@ def render_native(
             item_of=rendered.message_of,
             ending=ending,
         )
-    if format == "gemini_contents":
+    if format == "gemini_contents":  # GEMINI: the planner places no marker, the request has none
         gemini = gemini_request(conversation, system_text=system_text)
         contents = gemini.request["contents"]
         ending = _end_with_user(
@@ -124,27 +133,89 @@ def render_native(
             item_of=gemini.content_of,
             ending=ending,
         )
-    request: dict[str, Any]
+    explicit = cache_style.provider == "openai"
+    built: OpenAIItems
+    head: dict[str, Any] | None = None
     if format == "openai_responses":
-        items, item_of = responses_input(conversation)
-        request = {"input": items}
-        if system_text.strip():
+        built = responses_items(conversation, explicit=explicit)
+        request: dict[str, Any] = {"input": built.items}
+        if system_text.strip() and explicit:  # a message, so that its part can carry a breakpoint
+            head = {"role": "system", "content": [{"type": "input_text", "text": system_text}]}
+        elif system_text.strip():
             request["instructions"] = system_text
     elif format == "openai_chat":
-        items, item_of = chat_messages(conversation)
+        built = chat_items(conversation, explicit=explicit)
+        request = {"messages": built.items}
+        # Chat Completions takes the 30-minute TTL only (its ``PromptCacheOptions.ttl``).
+        cache_style = replace(cache_style, ttls=CHAT_CACHE_TTLS) if explicit else cache_style
         if system_text.strip():
-            items.insert(0, {"role": "system", "content": system_text})
-            item_of = {k: v + 1 for k, v in item_of.items()}
-        request = {"messages": items}
+            content: Any = [{"type": "text", "text": system_text}] if explicit else system_text
+            head = {"role": "system", "content": content}
     else:
         raise ValueError(f"not a native format: {format!r}")
+    items, item_of = built.items, built.item_of
+    if head is not None:
+        items.insert(0, head)
+        item_of = {k: v + 1 for k, v in item_of.items()}
+    cache_points: list[int] = []
+    marked: list[int] = []
+    if explicit:
+        plan = _openai_plan(
+            stable,
+            conversation,
+            built,
+            points=points,
+            style=cache_style,
+            head_tokens=system_tokens if head is not None else 0,
+            min_tokens=cache_min_tokens,
+        )
+        marker = cache_style.marker(cache_ttl_seconds)
+        if plan.head and head is not None:
+            head["content"][-1][cache_style.field] = dict(marker)
+            cache_points.append(0)
+        shift = 1 if head is not None else 0
+        for slot in plan.slots:
+            item, key, part = slot.at
+            items[item + shift][key][part][cache_style.field] = dict(marker)
+            if item + shift not in cache_points:
+                cache_points.append(item + shift)
+            marked.append(slot.seq)
+        request.update(cache_style.request_fields(cache_ttl_seconds))
     if prompt_cache_key:
         request["prompt_cache_key"] = prompt_cache_key
     return NativeRender(
         request=request,
         items=items,
-        cache_points=[],
-        marked_seqs=[],
+        cache_points=cache_points,
+        marked_seqs=marked,
         item_of=item_of,
         ending=_openai_ending(items),
+    )
+
+
+def _openai_plan(
+    stable: Sequence[Block],
+    conversation: Conversation,
+    built: OpenAIItems,
+    *,
+    points: Sequence[int],
+    style: MarkerStyle,
+    head_tokens: int,
+    min_tokens: int,
+) -> Plan:
+    """GPT-5.6 breakpoints: the seed's points and the end of every earlier model call (the cache
+    matches only at a breakpoint a request repeats), on the input parts that can carry one."""
+    roles = [message.role for message in conversation.messages]
+    message_of = {index: at[0] for index, at in conversation.positions.items()}
+    wanted = sorted({*points, *request_ends(message_of, roles), *earlier_points(stable)})
+    through = list(accumulate((block.effective_tokens for block in stable), initial=head_tokens))
+    return choose_slots(
+        wanted,
+        built.markable,
+        len(stable),
+        tokens=lambda index: through[index + 1],
+        seq=lambda index: stable[index].seq,
+        style=style,
+        head_tokens=head_tokens,
+        min_tokens=min_tokens,
     )

@@ -22,19 +22,12 @@ from typing import Any
 
 from timeline_app.domain.blocks import Block
 
+from ..cache_plan import ANTHROPIC, choose_slots
 from ..formats import ANTHROPIC_DOCUMENT_MIMES, ANTHROPIC_IMAGE_MIMES
 from .conversation import CONTINUES_TEXT
 from .entries import Content, Conversation, Entry, Media, Text, Thinking, ToolResult, ToolUse
 
-MAX_MARKERS = 4
-ONE_HOUR = 3600
-
-
 THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
-
-
-def cache_control(ttl_seconds: int) -> dict[str, str]:
-    return {"type": "ephemeral", "ttl": "1h"} if ttl_seconds >= ONE_HOUR else {"type": "ephemeral"}
 
 
 def _content_block(part: Content) -> dict[str, Any]:
@@ -134,31 +127,28 @@ def anthropic_request(
                     running += stable[origin].effective_tokens
             cumulative[(m, e)] = running
 
-    control = cache_control(cache_ttl_seconds)
-    markers = 0
-    if system and system_tokens + system_origin_tokens >= max(cache_min_tokens, 1):
+    control = ANTHROPIC.marker(cache_ttl_seconds)
+    head_tokens = system_tokens + system_origin_tokens if system else 0
+    plan = choose_slots(
+        points,
+        markable,
+        len(stable),
+        tokens=lambda index: cumulative[markable[index]],
+        seq=lambda index: stable[index].seq,
+        style=ANTHROPIC,
+        head_tokens=head_tokens,
+        min_tokens=cache_min_tokens,
+    )
+    if plan.head:
         system[-1]["cache_control"] = dict(control)
-        markers += 1
-    targets: list[tuple[tuple[int, int], int]] = []
-    best: tuple[int, int] | None = None
-    best_seq = -1
-    wanted = set(points)
-    for index in range(len(stable)):
-        at = markable.get(index)
-        if at is not None and (best is None or at > best):
-            best, best_seq = at, stable[index].seq
-        if index in wanted and best is not None and all(best != t for t, _ in targets):
-            targets.append((best, best_seq))
     cache_points: list[int] = []
     marked: list[int] = []
-    for (m, e), seq in sorted(targets):
-        if markers >= MAX_MARKERS or cumulative[(m, e)] < cache_min_tokens:
-            continue
+    for slot in plan.slots:
+        m, e = slot.at
         merged[m][1][e][0]["cache_control"] = dict(control)
-        markers += 1
         if m not in cache_points:
             cache_points.append(m)
-        marked.append(seq)
+        marked.append(slot.seq)
 
     messages = [{"role": role, "content": [block for block, _ in items]} for role, items in merged]
     request: dict[str, Any] = {"messages": messages}

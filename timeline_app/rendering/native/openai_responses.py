@@ -3,8 +3,12 @@
 User content → a ``user`` message of ``input_text`` / ``input_image`` / ``input_file`` parts;
 assistant text → an ``assistant`` message; a tool call → a ``function_call`` item (``arguments`` a
 JSON string); its result → a ``function_call_output`` item right after the calls of its round;
-system texts stay in place as ``system`` messages. No cache markers: OpenAI caches prefixes by
-itself (the caller adds a stable ``prompt_cache_key``).
+system texts stay in place as ``system`` messages. Models before GPT-5.6 take no cache markers
+(OpenAI caches prefixes by itself; the caller adds a stable ``prompt_cache_key``). For GPT-5.6 and
+later (``explicit``) every result's ``output`` is a list of input parts, so that any of them can
+carry a ``prompt_cache_breakpoint`` without changing the bytes before it; :class:`OpenAIItems`
+says which parts can (``markable``: input content parts only, never a function call, a reasoning
+item or the assistant's output).
 
 A stored ``reasoning`` item (``react.thinking`` of provider ``openai``) comes back in place as
 ``{"type": "reasoning", "id", "summary", "encrypted_content"}``, when an item of its assistant
@@ -14,6 +18,7 @@ message follows it (a function call or the assistant's text): the API rejects a 
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..formats import OPENAI_FILE_MIMES, OPENAI_IMAGE_MIMES
@@ -53,10 +58,31 @@ def result_output(result: ToolResult, *, rich: bool) -> str | list[dict[str, Any
     return prefix + "\n\n".join(shown)
 
 
+# Where a marker can go: (item index, ``content`` or ``output``, part index).
+PartPath = tuple[int, str, int]
+
+
+@dataclass
+class OpenAIItems:
+    """The message list, for each stable block index its (last) item, and the last markable
+    part of each stable block's content (``explicit`` renders only)."""
+
+    items: list[dict[str, Any]]
+    item_of: dict[int, int]
+    markable: dict[int, PartPath] = field(default_factory=dict)
+
+
 def responses_input(conversation: Conversation) -> tuple[list[dict[str, Any]], dict[int, int]]:
     """The ``input`` items, and for each stable block index the index of its (last) item."""
+    built = responses_items(conversation)
+    return built.items, built.item_of
+
+
+def responses_items(conversation: Conversation, *, explicit: bool = False) -> OpenAIItems:
+    """The ``input`` items; ``explicit``: results as input parts, markable parts noted."""
     items: list[dict[str, Any]] = []
     item_of: dict[int, int] = {}
+    markable: dict[int, PartPath] = {}
 
     def note(origins: tuple[int, ...] | list[int]) -> None:
         for origin in origins:
@@ -100,18 +126,22 @@ def responses_input(conversation: Conversation) -> tuple[list[dict[str, Any]], d
         origins: list[int] = []
         for entry in message.content:
             if isinstance(entry, ToolResult):
-                items.append(
-                    {
-                        "type": "function_call_output",
-                        "call_id": entry.id,
-                        "output": result_output(entry, rich=True),
-                    }
-                )
+                output = result_output(entry, rich=True)
+                if explicit and isinstance(output, str):
+                    output = [{"type": "input_text", "text": output or "(empty result)"}]
+                items.append({"type": "function_call_output", "call_id": entry.id, "output": output})
                 note(entry.origins)
+                if explicit:
+                    for origin in entry.origins:
+                        markable[origin] = (len(items) - 1, "output", len(output) - 1)
             elif isinstance(entry, (Text, Media)):
                 parts.append(input_part(entry))
                 origins.append(entry.origin)
         if parts:
             items.append({"role": message.role, "content": parts})
             note(origins)
-    return items, item_of
+            if explicit:
+                for p, origin in enumerate(origins):
+                    if origin >= 0:
+                        markable[origin] = (len(items) - 1, "content", p)
+    return OpenAIItems(items, item_of, markable)

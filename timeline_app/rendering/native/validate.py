@@ -24,6 +24,11 @@ against the SDKs' own request types in the tests and in ``manage.py bench format
   ``_`` first, then ``[A-Za-z0-9_.:-]``, at most 128); ``thought`` and ``thought_signature``
   (base64) only in model contents; ``system_instruction`` text parts only.
 * Anthropic and Gemini: the last message is the user's (unless the render asked for ``prefill``).
+* OpenAI cache breakpoints (GPT-5.6 and later, both formats): ``prompt_cache_breakpoint`` only on
+  input content parts (user / system / developer message parts, Responses ``function_call_output``
+  parts, Chat ``tool`` message parts), never on a function call, a reasoning item or the
+  assistant's output; at most 80; ``prompt_cache_options`` with them and never beside the
+  deprecated ``prompt_cache_retention``.
 """
 
 from __future__ import annotations
@@ -354,6 +359,48 @@ def gemini_violations(request: Mapping[str, Any], *, prefill: bool = False) -> l
     return out
 
 
+MAX_OPENAI_BREAKPOINTS = 80
+BREAKPOINT = "prompt_cache_breakpoint"
+INPUT_ROLES = frozenset({"user", "system", "developer"})
+
+
+def _marked(value: Any) -> int:
+    """Breakpoints anywhere inside ``value``."""
+    if isinstance(value, Mapping):
+        return int(BREAKPOINT in value) + sum(_marked(v) for k, v in value.items() if k != BREAKPOINT)
+    if isinstance(value, list):
+        return sum(_marked(v) for v in value)
+    return 0
+
+
+def openai_breakpoint_violations(request: Mapping[str, Any], items: Sequence[Any]) -> list[str]:
+    out: list[str] = []
+    total = 0
+    for _, where, item in _objects(items, "items", out):
+        placed = _marked(item)
+        total += placed
+        if not placed:
+            continue
+        role, kind = item.get("role"), item.get("type")
+        parts = item.get("output") if kind == "function_call_output" else item.get("content")
+        on_parts = (
+            sum(1 for part in parts if isinstance(part, Mapping) and BREAKPOINT in part)
+            if isinstance(parts, list)
+            else 0
+        )
+        allowed = kind == "function_call_output" or role in INPUT_ROLES or role == "tool"
+        if not allowed or placed != on_parts:
+            out.append(f"{where}: prompt_cache_breakpoint outside an input content part")
+    options = request.get("prompt_cache_options")
+    if total > MAX_OPENAI_BREAKPOINTS:
+        out.append(f"{total} prompt_cache_breakpoint markers (reads consider {MAX_OPENAI_BREAKPOINTS})")
+    if total and not isinstance(options, Mapping):
+        out.append("prompt_cache_breakpoint markers without prompt_cache_options")
+    if options is not None and "prompt_cache_retention" in request:
+        out.append("prompt_cache_options beside the deprecated prompt_cache_retention")
+    return out
+
+
 def violations(format: str, request: Mapping[str, Any], *, prefill: bool = False) -> list[str]:
     """The rule violations of one native render's request (``NativeRender.request``); ``prefill``:
     the render was asked to keep the model's message last."""
@@ -362,7 +409,9 @@ def violations(format: str, request: Mapping[str, Any], *, prefill: bool = False
     if format == "gemini_contents":
         return gemini_violations(request, prefill=prefill)
     if format == "openai_responses":
-        return responses_violations(request.get("input") or [])
+        items = request.get("input") or []
+        return responses_violations(items) + openai_breakpoint_violations(request, items)
     if format == "openai_chat":
-        return chat_violations(request.get("messages") or [])
+        items = request.get("messages") or []
+        return chat_violations(items) + openai_breakpoint_violations(request, items)
     raise ValueError(f"not a native format: {format!r}")

@@ -18,16 +18,27 @@ native provider formats) only has to produce that list and call :func:`forecast_
 
 Anthropic (explicit breakpoints): at most ``max_breakpoints`` per request; each breakpoint looks
 back ``lookback_blocks`` block boundaries (itself included) for the longest prefix still cached;
-the longest hit over all breakpoints is read; every breakpoint past the read point whose prefix
+the longest hit over all breakpoints is read (and every live entry of an earlier breakpoint is
+refreshed with it); every breakpoint past the read point whose prefix
 reaches the model's minimum cacheable length is written (1-hour entries billed at the 1-hour
 write price up to the last 1-hour breakpoint, the rest up to the last breakpoint at the 5-minute
 price); what follows the last breakpoint is plain input. An entry lives ``ttl`` seconds from its
 last write or hit (a hit refreshes it).
 
-OpenAI (automatic): a prompt of at least ``openai_min_tokens`` is cached whole; a later prompt reads
-the longest prefix it shares with a prompt still retained (``openai_retention_seconds`` since that
-prefix was last used), counted in ``openai_step_tokens`` steps from ``openai_min_tokens`` on. There
-are no write charges.
+OpenAI (automatic, models before GPT-5.6): a prompt of at least ``openai_min_tokens`` is cached
+whole; a later prompt reads the longest prefix it shares with a prompt still retained
+(``openai_retention_seconds`` since that prefix was last used), counted in ``openai_step_tokens``
+steps from ``openai_min_tokens`` on. There are no write charges.
+
+OpenAI explicit breakpoints (GPT-5.6 and later, ``CacheRequest.explicit``): a prefix matches only
+exactly at a breakpoint the request carries (no lookback, no shorter fallback); the request's
+latest ``openai_max_breakpoints`` (80) are looked up and the longest live one is read; the latest
+``openai_max_writes`` (4) are written when past the read point and at least ``openai_min_tokens``
+long (12-hour ones billed up to the last 12-hour breakpoint, the rest as 30-minute writes: the
+``cache_write_1h`` / ``cache_write_5m`` slots of the forecast); nothing is cached without a
+breakpoint. An entry lives its TTL (30 minutes or 12 hours) from its last write or hit; a hit
+also refreshes the live entries of the request's earlier breakpoints (their prefixes are inside
+the one read).
 
 Gemini (implicit caching): as OpenAI's automatic caching, without steps: a later prompt reads the
 longest prefix it shares with a prompt still retained (``gemini_retention_seconds``), when both
@@ -46,10 +57,14 @@ Provider = Literal["anthropic", "openai", "google"]
 PROVIDERS: tuple[Provider, ...] = ("anthropic", "openai", "google")
 FIVE_MINUTES = 300
 ONE_HOUR = 3600
+THIRTY_MINUTES = 1800
+TWELVE_HOURS = 43_200
 
 # Minimum cacheable prompt length per Anthropic model (longest matching name prefix wins), from
 # Anthropic's prompt-caching documentation as read on 2026-11-25. Overridable in settings.
 ANTHROPIC_MIN_TOKENS: dict[str, int] = {
+    "claude-sonnet-5-5": 1024,
+    "claude-sonnet-5": 1024,
     "claude-opus-4-6": 4096,
     "claude-opus-4-5": 4096,
     "claude-haiku-4-5": 4096,
@@ -99,6 +114,8 @@ class CacheRules:
     gemini_min_tokens: Mapping[str, int] = field(default_factory=lambda: dict(GEMINI_MIN_TOKENS))
     gemini_default_min_tokens: int = 4096
     gemini_retention_seconds: int = FIVE_MINUTES
+    openai_max_breakpoints: int = 80
+    openai_max_writes: int = 4
 
     def min_tokens(self, model: str) -> int:
         key = model_entry(self.anthropic_min_tokens, model)
@@ -130,6 +147,8 @@ class CacheRequest:
     blocks: Sequence[CacheBlock]
     # Every input token of the request: the blocks plus the uncached tail after them.
     input_tokens: int
+    # OpenAI GPT-5.6 and later with ``prompt_cache_options.mode == "explicit"``.
+    explicit: bool = False
 
 
 @dataclass(frozen=True)
@@ -157,7 +176,7 @@ class Forecast:
         return self.cache_read_input_tokens > 0
 
     def as_dict(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "provider": self.provider,
             "model": self.model,
             "input_tokens": self.input_tokens,
@@ -170,6 +189,13 @@ class Forecast:
             "uncached_input_tokens": self.uncached_input_tokens,
             "hit": self.hit,
         }
+        if self.provider == "openai":  # OpenAI's names: 30-minute and 12-hour writes
+            out["cache_write_tokens"] = self.cache_creation_input_tokens
+            out["cache_write_tokens_details"] = {
+                "ttl_30m_tokens": self.cache_write_5m_input_tokens,
+                "ttl_12h_tokens": self.cache_write_1h_input_tokens,
+            }
+        return out
 
 
 # A retained OpenAI prompt as kept: ``(block index, cumulative digest through it)`` pairs in block
@@ -226,6 +252,12 @@ def _anthropic(request: CacheRequest, state: CacheState, now: datetime, rules: C
     if read_at is not None:
         ttl = _entry_ttl(blocks, read_at, breakpoints)
         touched.append((blocks[read_at].digest, now + timedelta(seconds=ttl)))
+        # An earlier breakpoint's live entry is inside the prefix read: used, so refreshed too
+        # (the system prompt's, typically: what a request after a compaction still reads).
+        for point in breakpoints:
+            if point < read_at and state.live(blocks[point].digest, now):
+                ttl = blocks[point].breakpoint_ttl or FIVE_MINUTES
+                touched.append((blocks[point].digest, now + timedelta(seconds=ttl)))
     for point in cacheable:
         ttl = blocks[point].breakpoint_ttl or FIVE_MINUTES
         touched.append((blocks[point].digest, now + timedelta(seconds=ttl)))
@@ -319,10 +351,54 @@ def _gemini(request: CacheRequest, state: CacheState, now: datetime, rules: Cach
     )
 
 
+def _openai_explicit(request: CacheRequest, state: CacheState, now: datetime, rules: CacheRules) -> Forecast:
+    blocks = request.blocks
+    marked = [i for i, block in enumerate(blocks) if block.breakpoint_ttl is not None]
+    looked_up = marked[-rules.openai_max_breakpoints :] if rules.openai_max_breakpoints else []
+    read_at = next((p for p in reversed(looked_up) if state.live(blocks[p].digest, now)), None)
+    read = blocks[read_at].tokens if read_at is not None else 0
+    writes = [
+        p
+        for p in marked[-rules.openai_max_writes :]
+        if blocks[p].tokens >= rules.openai_min_tokens and (read_at is None or p > read_at)
+    ]
+    long_ = [p for p in writes if blocks[p].breakpoint_ttl == TWELVE_HOURS]
+    write_long = write_short = 0
+    written = read
+    if long_:
+        write_long = blocks[long_[-1]].tokens - written
+        written = blocks[long_[-1]].tokens
+    if writes:
+        write_short = max(0, blocks[writes[-1]].tokens - written)
+    touched: list[tuple[bytes, datetime]] = []
+    if read_at is not None:
+        # The prefix read holds the earlier breakpoints' prefixes: their live entries are used too.
+        for point in looked_up:
+            if point <= read_at and (point == read_at or state.live(blocks[point].digest, now)):
+                ttl = blocks[point].breakpoint_ttl or THIRTY_MINUTES
+                touched.append((blocks[point].digest, now + timedelta(seconds=ttl)))
+    for point in writes:
+        ttl = blocks[point].breakpoint_ttl or THIRTY_MINUTES
+        touched.append((blocks[point].digest, now + timedelta(seconds=ttl)))
+    return Forecast(
+        provider="openai",
+        model=request.model,
+        input_tokens=request.input_tokens,
+        cache_read_input_tokens=read,
+        cache_write_5m_input_tokens=write_short,
+        cache_write_1h_input_tokens=write_long,
+        uncached_input_tokens=max(0, request.input_tokens - read - write_short - write_long),
+        read_block=read_at,
+        touched=tuple(touched),
+    )
+
+
 def forecast_usage(*, request: CacheRequest, state: CacheState, now: datetime, rules: CacheRules) -> Forecast:
     """The forecast for ``request`` sent at ``now`` into the cache ``state`` (not changed)."""
     if request.provider == "google":
         return _gemini(request, state, now, rules)
+    if request.provider == "openai" and request.explicit:
+        return _openai_explicit(request, state, now, rules)
     if request.provider == "openai":
         return _openai(request, state, now, rules)
     return _anthropic(request, state, now, rules)

@@ -9,15 +9,17 @@ ignored, and not stored: ``kept_usage`` is what a report keeps):
 * OpenAI Chat Completions ``usage``: ``prompt_tokens``, ``completion_tokens``,
   ``prompt_tokens_details.cached_tokens`` (and ``cache_write_tokens`` when the SDK reports it);
 * OpenAI Responses ``usage``: ``input_tokens``, ``output_tokens``,
-  ``input_tokens_details.cached_tokens`` (and ``cache_write_tokens``);
+  ``input_tokens_details.cached_tokens`` and, for GPT-5.6 and later, ``cache_write_tokens`` with
+  ``cache_write_tokens_details: {ttl_30m_tokens, ttl_12h_tokens}``;
 * Gemini ``usage_metadata``: ``prompt_token_count`` (the cached ones among them),
   ``cached_content_token_count``, ``tool_use_prompt_token_count`` (input too),
   ``candidates_token_count`` and ``thoughts_token_count`` (both billed as output). The SDK's
   ``model_dump()`` names them so; the REST API's camelCase names are read too.
 
-OpenAI's written tokens are counted as cache writes (``cache_write_5m``), priced at the price
-table's ``cache_write_5m`` for the model, which defaults to the plain input price (OpenAI publishes
-no write surcharge).
+OpenAI's written tokens are cache writes: 30-minute ones (and every write without the TTL split)
+in the ``cache_write_5m`` slot, 12-hour ones in ``cache_write_1h``, priced at the price table's
+``cache_write_5m`` / ``cache_write_1h`` for the model: 1.25× input for GPT-5.6 and later, the plain
+input price for older models (no write surcharge).
 """
 
 from __future__ import annotations
@@ -224,6 +226,18 @@ def _openai(usage: Mapping[str, Any], *, prompt: str, details: str, output: str)
     output_tokens = _count(usage, output, where="", required=False)
     if cached + written > prompt_tokens:
         raise UsageError("cached and written tokens cannot exceed the input tokens", details)
+    split = _details(inner, "cache_write_tokens_details")
+    where = f"{details}.cache_write_tokens_details."
+    if split:
+        short = _count(split, "ttl_30m_tokens", where=where, required=False)
+        long_ = _count(split, "ttl_12h_tokens", where=where, required=False)
+        if short + long_ != written:
+            raise UsageError(
+                "cache_write_tokens_details' 30m and 12h tokens must add up to cache_write_tokens",
+                f"{details}.cache_write_tokens_details",
+            )
+    else:
+        short, long_ = written, 0
     return ReportedUsage(
-        "openai", TokenCounts(prompt_tokens - cached - written, cached, written, 0, output_tokens)
+        "openai", TokenCounts(prompt_tokens - cached - written, cached, short, long_, output_tokens)
     )

@@ -7,7 +7,8 @@ The first block is what precedes the timeline (tools and system prompt: ``head_t
 digest the prefix seed, so a changed system prompt changes every later digest), then one block per
 content part of the stable stream (a rendered block that emits several parts, an attachment with
 its file, counts as several for the breakpoints' lookback; only its last part can carry a marker),
-each with the cumulative digest of its rendered block. OpenAI formats carry no breakpoints.
+each with the cumulative digest of its rendered block. OpenAI formats carry no breakpoints, except
+for GPT-5.6 and later (:func:`native_openai_request`: ``prompt_cache_breakpoint`` markers).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..prefix import Prefix
-from .forecast import FIVE_MINUTES, ONE_HOUR, CacheBlock, CacheRequest, Provider
+from .forecast import FIVE_MINUTES, ONE_HOUR, THIRTY_MINUTES, TWELVE_HOURS, CacheBlock, CacheRequest, Provider
 
 OPENAI_FORMATS = frozenset({"openai", "openai_responses", "openai_chat"})
 GEMINI_FORMATS = frozenset({"gemini_contents"})
@@ -98,6 +99,17 @@ def native_anthropic_request(
         ),
         None,
     )
+    return CacheRequest(
+        provider="anthropic",
+        model=model,
+        blocks=_marked_blocks(prefix, marked_seqs, head_tokens=head_tokens, head_ttl=head_ttl, ttl=ttl),
+        input_tokens=input_tokens,
+    )
+
+
+def _marked_blocks(
+    prefix: Prefix, marked_seqs: Sequence[int], *, head_tokens: int, head_ttl: int | None, ttl: int | None
+) -> tuple[CacheBlock, ...]:
     marked = set(marked_seqs)
     blocks: list[CacheBlock] = []
     if head_tokens > 0:
@@ -108,4 +120,34 @@ def native_anthropic_request(
     for i, (digest, tokens, seq) in enumerate(zip(prefix.digests, prefix.tokens, prefix.seqs, strict=True)):
         marker = ttl if seq in marked and last_of[seq] == i else None
         blocks.append(CacheBlock(digest, head_tokens + tokens, marker))
-    return CacheRequest(provider="anthropic", model=model, blocks=tuple(blocks), input_tokens=input_tokens)
+    return tuple(blocks)
+
+
+def native_openai_request(
+    *,
+    model: str,
+    prefix: Prefix,
+    request: dict[str, Any],
+    marked_seqs: Sequence[int],
+    head_tokens: int,
+    input_tokens: int,
+) -> CacheRequest:
+    """A native OpenAI request with explicit breakpoints (``prompt_cache_options`` present): the
+    head (its breakpoint when the system message's part carries one), then one block per rendered
+    timeline block, a breakpoint on each block whose content carries one. Without
+    ``prompt_cache_options``: the automatic-caching request of :func:`rendered_request`."""
+    options = request.get("prompt_cache_options")
+    ttl = TWELVE_HOURS if isinstance(options, dict) and options.get("ttl") == "12h" else THIRTY_MINUTES
+    items = request.get("input", request.get("messages")) or []
+    first = items[0] if items and isinstance(items[0], dict) else {}
+    content = first.get("content") if first.get("role") == "system" else None
+    head_marked = isinstance(content, list) and bool(content) and "prompt_cache_breakpoint" in content[-1]
+    return CacheRequest(
+        provider="openai",
+        model=model,
+        blocks=_marked_blocks(
+            prefix, marked_seqs, head_tokens=head_tokens, head_ttl=ttl if head_marked else None, ttl=ttl
+        ),
+        input_tokens=input_tokens,
+        explicit=True,
+    )
