@@ -27,6 +27,7 @@ TOOLS = {
     "timeline_unhide",
     "timeline_sources",
     "timeline_render",
+    "timeline_revert_compaction",
 }
 CONV = "mcp-harbour"
 

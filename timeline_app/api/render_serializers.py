@@ -224,20 +224,6 @@ class CompactIn(StrictSerializer):
     system_tokens = StrictIntegerField(required=False, min_value=0, max_value=10_000_000, default=0)
 
 
-class CompactResultOut(CompactionOut):
-    """From a ``CompactionOutcome``; ``context``: ``id``, the compaction row's public id or None."""
-
-    status = serializers.ChoiceField(choices=Compaction.Outcome.choices)
-    id = serializers.CharField(
-        source="compaction_id", allow_null=True, help_text="the compaction's id (null: no row written)"
-    )
-
-    def to_representation(self, instance: Any) -> dict[str, Any]:
-        body = super().to_representation(instance)
-        body["id"] = self.context.get("id")
-        return {"status": body.pop("status"), **body}
-
-
 class CompactQueuedOut(serializers.Serializer[Any]):
     id = serializers.CharField(help_text="the compaction's id: `GET …/compactions/{id}/`")
     url = serializers.URLField(help_text="that compaction's URL")

@@ -44,6 +44,8 @@ class CompactionStatus(models.TextChoices):
     REJECTED = "rejected"
     SKIPPED = "skipped"
     FAILED = "failed"
+    # Applied, then taken back (``POST …/compactions/{id}/revert/``): out of the window, kept.
+    REVERTED = "reverted"
 
 
 class CompactionOutcomeStatus(models.TextChoices):
@@ -106,6 +108,9 @@ class Compaction(OwnedModel):
     task_id = models.CharField(max_length=255, blank=True)
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
+    # A reverted compaction: when, and who (an API key's prefix or a staff user's name).
+    reverted_at = models.DateTimeField(null=True, blank=True)
+    reverted_by = models.CharField(max_length=150, blank=True)
 
     objects = CompactionQuerySet.as_manager()
 
