@@ -141,6 +141,8 @@ class Compaction(OwnedModel):
             ),
         ]
         indexes = [
+            # The admin's search: a conversation by one of its compactions' public ids.
+            models.Index(fields=["public_id"], name="timeline_cmp_public_id_idx"),
             # The latest applied compaction of a timeline: the visible window's start.
             models.Index(
                 fields=["timeline", "-id"],
