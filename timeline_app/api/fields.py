@@ -19,7 +19,13 @@ from rest_framework import serializers
 from timeline_app.domain.blocks import PATH_PATTERN
 from timeline_app.domain.message_validation import storable_problems
 from timeline_app.domain.meta import meta_problem
-from timeline_app.domain.settings import SETTING_RANGES, TEXT_SETTINGS, SettingsError, validate_overrides
+from timeline_app.domain.settings import (
+    BOOL_SETTINGS,
+    SETTING_RANGES,
+    TEXT_SETTINGS,
+    SettingsError,
+    validate_overrides,
+)
 from timeline_app.domain.times import parse_iso
 from timeline_app.errors import DomainError
 from timeline_app.services.blocks import meta_limits
@@ -220,6 +226,13 @@ SETTINGS_SCHEMA = {
                 "description": "the summarizer's model for this conversation, of the configured provider",
             }
             for key, pattern in TEXT_SETTINGS.items()
+        },
+        **{
+            key: {
+                "type": "boolean",
+                "description": "end every render's uncached tail with one line of the context's budget",
+            }
+            for key in BOOL_SETTINGS
         },
     },
     "additionalProperties": False,

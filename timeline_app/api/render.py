@@ -45,6 +45,7 @@ def render_options(data: dict[str, Any], *, cache_key: str = "") -> RenderOption
         announce=tuple(data["announce"]),
         system_text=data.get("system", ""),
         prompt_cache_key=cache_key,
+        budget_note=data.get("budget_note"),
     )
 
 

@@ -39,6 +39,13 @@ class RenderIn(StrictSerializer):
     )
     include_sources = StrictBooleanField(required=False, default=False)
     include_announce = StrictBooleanField(required=False, default=False)
+    budget_note = StrictBooleanField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="end the uncached tail with one line of the context's budget, e.g. `[context: 61,204 of "
+        "200,000 tokens; compaction at 180,000]` (default: the conversation's `budget_note` setting)",
+    )
     cache_last = StrictBooleanField(required=False, default=True)
     force_sanitize = StrictBooleanField(required=False, default=False)
     system = BlockTextField(

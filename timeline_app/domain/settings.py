@@ -33,6 +33,9 @@ class RenderSettings:
     # The model the LLM summarizer uses for this conversation (None: TIMELINE_SUMMARY_MODEL). The
     # shell checks it against the configured summarizer's provider.
     summary_model: str | None = None
+    # Every render ends its uncached tail with one line of the context's budget (``budget_note``
+    # on a render overrides it): "[context: 61,204 of 200,000 tokens; compaction at 180,000]".
+    budget_note: bool = False
 
     @property
     def effective_keep_recent_tokens(self) -> int:
@@ -67,6 +70,8 @@ SETTING_KEYS = tuple(f.name for f in fields(RenderSettings))
 # Settings that hold text, with the pattern they must match (schema and validation).
 MODEL_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:/@\-]{0,99}$"
 TEXT_SETTINGS: dict[str, str] = {"summary_model": MODEL_NAME_PATTERN}
+# Settings that are true or false.
+BOOL_SETTINGS: tuple[str, ...] = ("budget_note",)
 # Public: the API declares these ranges in its OpenAPI schema.
 SETTING_RANGES = _RANGES
 
@@ -83,6 +88,12 @@ def validate_overrides(overrides: Any) -> dict[str, Any]:
                 errors[key] = "must be a model name (letters, digits, _.:/@-; at most 100) or null"
             else:
                 clean[key] = value
+            continue
+        if key in BOOL_SETTINGS:
+            if isinstance(value, bool):
+                clean[key] = value
+            else:
+                errors[key] = "must be true or false"
             continue
         if key not in _RANGES:
             errors[key] = "unknown setting"

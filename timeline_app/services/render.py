@@ -67,6 +67,7 @@ def settings_key(settings: RenderSettings, options: RenderOptions) -> str:
     and the contribution filters (the tail's options do not count: the tail is never cached)."""
     shaping = asdict(settings)
     shaping.pop("summary_model")  # the summarizer's model shapes no render
+    shaping.pop("budget_note")  # nor does the budget line: it is in the uncached tail
     shape = {
         "settings": shaping,
         "format": options.format,

@@ -224,7 +224,8 @@ class TimelineClient:
         """Render for the next model call. Options: ``format``, ``include_sources``, ``include_announce``,
         ``cache_last``, ``force_sanitize``, ``system`` or ``system_tokens``, ``max_tokens``, ``announce``,
         ``exclude_contributions``, ``include_only_contributions``, ``now``, ``debug`` (text format: add the
-        stream with its cache marks), ``model`` and ``tools_tokens`` (for the ``usage_forecast``).
+        stream with its cache marks), ``model`` and ``tools_tokens`` (for the ``usage_forecast``),
+        ``budget_note`` (end the uncached tail with the context's budget line).
 
         With a native format (``anthropic_messages``, ``openai_responses``, ``openai_chat``) the answer
         is a :class:`NativeRequest`: the SDK call's keyword arguments, ready for
