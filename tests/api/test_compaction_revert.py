@@ -126,3 +126,18 @@ def test_another_tenants_or_contexts_compaction_is_a_404_and_stays_applied(two_t
     assert set(Compaction.objects.filter(public_id__in=ids.values()).values_list("status", flat=True)) == {
         "applied"
     }
+
+
+def test_an_exported_context_with_a_reverted_compaction_imports_to_the_same_render(owner, conversation):
+    """The reverted compaction is no applied one: the export leaves it out, its summary block
+    travels hidden as ``reverted``, and the imported context renders what the original does."""
+    add_turns(main(conversation), 5)
+    compacted = compact(owner)
+    owner.post(f"{BASE}/compactions/{compacted['id']}/revert/")
+    exported = owner.get(f"{BASE}/timeline/").json()
+    assert exported["compactions"] == []
+    summary = next(blk for blk in exported["blocks"] if blk["path"] == compacted["summary_path"])
+    assert summary["hidden"] is True
+    response = owner.post("/api/v1/conversations/import/", {**exported, "id": "c1-copy"})
+    assert response.status_code == 201, response.content
+    assert seen(render(owner, "/api/v1/conversations/c1-copy")) == seen(render(owner))
