@@ -77,3 +77,23 @@ def test_limited_to_the_other_tenant_finds_only_its_conversation(support, suppor
 def test_a_query_without_words_for_the_index_still_searches_ids_and_titles(support, two_tenants):
     assert _found(support, "!!!") == []
     assert _found(support, "-ribeira") == []
+
+
+def test_a_compaction_id_or_a_render_id_finds_its_conversation_only_within_reach(
+    support, support_user, two_tenants
+):
+    """Issue 35: the search box takes the ids the API answers (``cmp_…``, ``rnd_…``)."""
+    ids = {}
+    for side in (two_tenants.same_tenant, two_tenants.other_tenant):
+        name = f"{side.conversation.tenant.name}/{side.conversation.public_id}"
+        compacted = side.caller.post(f"{side.url}compact/", {"force": True, "wait": True}).json()
+        rendered = side.caller.post(f"{side.url}render/", {"format": "text"}).json()
+        ids[name] = (compacted["id"], rendered["render_id"])
+    for name, found in (("acme/c2", ("acme", "c2")), ("globex/c1", ("globex", "c1"))):
+        for record_id in ids[name]:
+            assert _found(support, record_id) == [found], record_id
+    assert _found(support, "cmp_0123456789abcdef") == []
+    _limit(support_user, "acme")
+    for record_id in ids["globex/c1"]:
+        assert _found(support, record_id) == [], record_id
+    assert _found(support, ids["acme/c2"][0]) == [("acme", "c2")]

@@ -37,3 +37,7 @@ def compact(pk: int) -> str:
 
 def export(pk: int) -> str:
     return reverse("admin:timeline_app_conversation_export", args=[pk])
+
+
+def revert(pk: int) -> str:
+    return reverse("admin:timeline_app_conversation_revert", args=[pk])

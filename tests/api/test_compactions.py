@@ -41,6 +41,16 @@ def work(queued: list[dict]) -> list[dict]:
     return results
 
 
+class Verbose:
+    """A summary longer than what it replaces (a compaction the acceptance rule rejects)."""
+
+    name = "verbose"
+    model = "verbose-test"
+
+    def summarize(self, *, blocks, previous_summary, max_tokens, purpose) -> str:
+        return " ".join(f"word{i}" for i in range(4000))
+
+
 def main(conversation) -> Timeline:
     return Timeline.objects.get(conversation=conversation, name="main")
 
@@ -89,7 +99,31 @@ def test_a_queued_compaction_with_nothing_to_do_is_skipped_with_the_reason(owner
     queued = owner.post(f"{BASE}/compact/", {}).json()
     work(queue)
     record = owner.get(queued["url"]).json()
-    assert (record["status"], record["error"]) == ("skipped", NOTHING_TO_DO)
+    before = record["before_tokens"]
+    assert before > 0 and record["status"] == "skipped"
+    # the numbers that decided it: the tokens, the threshold (0.9 × 200,000 by default), max_tokens
+    assert record["error"] == f"{NOTHING_TO_DO}: {before:,} tokens, threshold 180,000 of max_tokens 200,000"
+
+
+def test_a_waited_compaction_finding_another_running_is_a_skipped_row(owner, conversation):
+    timeline = main(conversation)
+    add_turns(timeline, 4)
+    Compaction.objects.create(timeline=timeline, trigger="render", started_at=timezone.now())
+    body = owner.post(f"{BASE}/compact/", {"force": True, "wait": True}).json()
+    assert (body["status"], body["error"]) == ("skipped", BUSY)
+    assert owner.get(body["url"]).json() == body
+
+
+def test_a_rejected_compaction_says_why_with_the_numbers(owner, conversation, monkeypatch):
+    monkeypatch.setattr("timeline_app.services.compaction.configured_summarizer", lambda **_: Verbose())
+    add_turns(main(conversation), 2)
+    body = owner.post(f"{BASE}/compact/", {"force": True, "wait": True}).json()
+    assert body["status"] == "rejected" and body["after_tokens"] >= body["before_tokens"]
+    assert body["error"].startswith(
+        f"rejected: the context would not shrink ({body['before_tokens']:,} tokens before, "
+        f"{body['after_tokens']:,} after)"
+    )
+    assert owner.get(body["url"]).json() == body
 
 
 def test_a_queued_compaction_finding_another_running_is_skipped_as_busy(owner, conversation, queue):
@@ -128,8 +162,12 @@ def test_compact_with_wait_answers_the_id(owner, conversation):
     assert body["status"] == "applied"
     record = owner.get(f"{BASE}/compactions/{body['id']}/").json()
     assert record["summary_path"] == body["summary_path"]
+    assert body == record  # one account: the wait answer is the detail
     nothing = owner.post(f"{BASE}/compact/", {"wait": True}).json()
-    assert nothing["status"] == "skipped" and nothing["id"] is None
+    assert nothing["status"] == "skipped" and nothing["error"].startswith(NOTHING_TO_DO)
+    assert owner.get(f"{BASE}/compactions/{nothing['id']}/").json() == nothing
+    listed = owner.get(f"{BASE}/compactions/").json()["results"]
+    assert [row["id"] for row in listed] == [nothing["id"], body["id"]]  # every attempt is listed
 
 
 def test_the_list_is_newest_first_and_paginates_by_id(owner, conversation):

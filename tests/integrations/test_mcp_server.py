@@ -27,8 +27,12 @@ TOOLS = {
     "timeline_unhide",
     "timeline_sources",
     "timeline_render",
+    "timeline_revert_compaction",
 }
 CONV = "mcp-harbour"
+# The service and the client of this checkout (the client is in clients/python: with ROOT alone a
+# worktree's subprocess imported the client the shared virtualenv's editable install points at).
+CHECKOUT_PATH = f"{ROOT}{os.pathsep}{ROOT / 'clients' / 'python'}"
 
 
 def tool_result(turn: int) -> str:
@@ -191,7 +195,7 @@ def test_timeline_mcp_over_stdio_against_a_live_server(live: Live):
         paths = build_conversation(api)
     env = {
         "PATH": os.environ.get("PATH", ""),
-        "PYTHONPATH": str(ROOT),  # this checkout's code, whatever the script's install points at
+        "PYTHONPATH": CHECKOUT_PATH,  # this checkout's code, whatever the script's install points at
         "TIMELINE_API_URL": live.url,
         "TIMELINE_API_KEY": live.key,
         "TIMELINE_CONVERSATION": CONV,
@@ -232,7 +236,12 @@ def test_timeline_mcp_over_streamable_http(live: Live):
     with TimelineClient(live.url, live.key) as api:
         paths = build_conversation(api)
     port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TIMELINE_API_URL": live.url, "TIMELINE_API_KEY": live.key}
+    env = {
+        **os.environ,
+        "PYTHONPATH": CHECKOUT_PATH,
+        "TIMELINE_API_URL": live.url,
+        "TIMELINE_API_KEY": live.key,
+    }
     command = [console_script("timeline-mcp"), "--conversation", CONV, "--transport", "streamable-http"]
     process = subprocess.Popen(
         [*command, "--port", str(port)],

@@ -1,4 +1,4 @@
-"""The six MCP tools of ``timeline-mcp`` keep to the key's tenant (issue 26). The server is built
+"""The seven MCP tools of ``timeline-mcp`` keep to the key's tenant (issue 26). The server is built
 in-process over the Django app (``wsgi_http``), so these requests run in this process and the
 stripped-filter re-run (``make test-rls``, docs/testing.md) covers them: another tenant's
 conversation with the same id, context, paths, words and sources is planted, and no tool shows or
@@ -13,8 +13,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from timeline_client import TimelineClient
 from timeline_client.mcp_server import build_server
 
+from tests.factories import add_turns
 from tests.fixtures.two_tenants import CONTEXT, TOOL_RESULT_PATH, WORD
-from timeline_app.models import Block
+from timeline_app.models import Block, Compaction, Timeline
+from timeline_app.selectors.settings import timeline_settings
+from timeline_app.services.compaction import compaction_run
 from timeline_app.services.conversations import conversation_create
 
 pytestmark = pytest.mark.django_db
@@ -89,6 +92,8 @@ def test_a_conversation_only_another_tenant_has_is_not_found(mcp_for, two_tenant
         ("timeline_render", {"format": "text"}),
         ("timeline_hide", {"path": TOOL_RESULT_PATH, "replacement_text": "gone"}),
         ("timeline_unhide", {"path": TOOL_RESULT_PATH}),
+        ("timeline_revert_compaction", {}),
+        ("timeline_revert_compaction", {"compaction_id": "cmp_0123456789abcdef"}),
     ]:
         with pytest.raises(ToolError, match="HTTP 404"):
             call(server, tool, **arguments)
@@ -108,6 +113,7 @@ def test_every_tool_of_the_server_is_covered_here(mcp_for):
         "timeline_unhide",
         "timeline_record_reply",
         "timeline_record_tool_results",
+        "timeline_revert_compaction",
     }
 
 
@@ -136,3 +142,28 @@ def test_a_recorded_reply_and_its_results_land_in_the_keys_conversation_only(mcp
     assert Block.objects.filter(tenant=two_tenants.other_tenant.caller.tenant).count() == theirs_before
     with pytest.raises(ToolError, match="toolu_theirs"):
         call(server, "timeline_record_tool_results", results={"toolu_theirs": "x"})
+
+
+def test_revert_takes_back_the_keys_compaction_only(mcp_for, two_tenants, context):
+    """Every side compacted; acme/c1's tool reverts acme/c1's, and another side's id is a 404."""
+    ids = {}
+    for key, side in (
+        ("mine", two_tenants.mine),
+        ("same", two_tenants.same_tenant),
+        ("other", two_tenants.other_tenant),
+    ):
+        timeline = Timeline.objects.get(conversation=side.conversation, name=context)
+        add_turns(timeline, 3)
+        outcome = compaction_run(
+            timeline=timeline, settings=timeline_settings(timeline=timeline), trigger="manual", force=True
+        )
+        assert outcome.status == "applied", key
+        ids[key] = Compaction.objects.get(pk=outcome.compaction_id).public_id
+    server = mcp_for("c1", context)
+    for foreign in ("same", "other"):
+        with pytest.raises(ToolError, match="HTTP 404"):
+            call(server, "timeline_revert_compaction", compaction_id=ids[foreign])
+    assert f"Reverted {ids['mine']}" in call(server, "timeline_revert_compaction")
+    statuses = dict(Compaction.objects.filter(public_id__in=ids.values()).values_list("public_id", "status"))
+    assert statuses == {ids["mine"]: "reverted", ids["same"]: "applied", ids["other"]: "applied"}
+    assert "no applied compaction" in call(server, "timeline_revert_compaction")

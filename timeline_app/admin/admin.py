@@ -90,8 +90,9 @@ class ConversationAdmin(ConversationPages, ReadOnlyAdmin):
     list_per_page = 50
     search_fields = ("public_id__exact", "title__icontains")
     search_help_text = (
-        "An exact conversation id, words of the title, or words in the conversation's blocks "
-        "(the search index: any context, hidden and compacted blocks too)."
+        "An exact conversation id, a compaction id (cmp_…) or a render id (rnd_…), words of the "
+        "title, or words in the conversation's blocks (the search index: any context, hidden and "
+        "compacted blocks too)."
     )
     ordering = ("-id",)
     actions = ("compact_selected",)
@@ -108,6 +109,9 @@ class ConversationAdmin(ConversationPages, ReadOnlyAdmin):
         by_fields, duplicates = super().get_search_results(request, queryset, search_term)
         if not search_term.strip():
             return by_fields, duplicates
+        by_record = admin_selectors.conversations_by_record_id(term=search_term.strip())
+        if by_record is not None:
+            by_fields = by_fields | queryset.filter(pk__in=by_record)
         with_text = admin_selectors.conversations_with_text(query=search_term)
         if with_text is None:
             return by_fields, duplicates

@@ -25,7 +25,7 @@ def _quiet(text: str) -> str:
 @admin.register(Compaction)
 class CompactionAdmin(ReadOnlyAdmin):
     list_display = (
-        "id",
+        "public_id",
         "conversation_and_context",
         "trigger",
         "status_badge",
@@ -39,10 +39,11 @@ class CompactionAdmin(ReadOnlyAdmin):
     list_select_related = ("timeline__conversation",)
     list_per_page = 100
     raw_id_fields = ("timeline", "summary_block")
-    search_fields = ("timeline__conversation__public_id__exact",)
-    search_help_text = "An exact conversation id."
+    search_fields = ("timeline__conversation__public_id__exact", "public_id__exact")
+    search_help_text = "An exact conversation id or compaction id (cmp_…)."
     ordering = ("-id",)
     fields = (
+        "public_id",
         "conversation_link",
         "context",
         "trigger",
@@ -62,6 +63,8 @@ class CompactionAdmin(ReadOnlyAdmin):
         "first_retained_seq",
         "summary",
         "error",
+        "reverted_at",
+        "reverted_by",
         "digest_display",
     )
 

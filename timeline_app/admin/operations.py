@@ -11,9 +11,11 @@ from django.contrib.admin.utils import quote
 from django.urls import reverse
 from django.utils.html import format_html
 
+from timeline_app.errors import DomainError
 from timeline_app.models import Compaction, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.services.compaction_requests import compaction_request
+from timeline_app.services.compaction_revert import compaction_revert
 from timeline_app.services.render import RenderOutcome, timeline_render
 
 logger = logging.getLogger(__name__)
@@ -69,3 +71,20 @@ def compact(timeline: Timeline) -> tuple[int, str]:
         f" ({row.error})" if row.error else "",
     )
     return COMPACT_LEVELS.get(Compaction.Status(row.status), messages.INFO), text
+
+
+def revert(timeline: Timeline, *, public_id: str, actor: str) -> tuple[int, str]:
+    """Revert the context's compaction ``public_id`` as ``POST …/compactions/{id}/revert/`` does
+    (only the newest applied one); a refusal (409, 404) is the message, not a 500."""
+    try:
+        row = compaction_revert(timeline=timeline, public_id=public_id, actor=actor)
+    except DomainError as exc:
+        return messages.ERROR, f"Compaction {public_id} of “{timeline.name}” not reverted: {exc.message}"
+    url = reverse("admin:timeline_app_compaction_change", args=[quote(row.pk)])
+    text = format_html(
+        'Compaction <a href="{}">{}</a> of “{}” reverted: the context renders as before it.',
+        url,
+        row.public_id,
+        timeline.name,
+    )
+    return messages.SUCCESS, text

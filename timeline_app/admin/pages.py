@@ -30,7 +30,7 @@ from timeline_app.admin import cost, display, operations, page_selectors, presen
 from timeline_app.admin import selectors as admin_selectors
 from timeline_app.admin.presenters import HISTORY_RENDERS
 from timeline_app.domain.blocks import Block as BlockValue
-from timeline_app.domain.identifiers import CONTEXT_NAME_PATTERN
+from timeline_app.domain.identifiers import COMPACTION_ID_PATTERN, CONTEXT_NAME_PATTERN
 from timeline_app.domain.message_validation import storable_problems
 from timeline_app.domain.settings import RenderSettings, SettingsError, resolve_settings
 from timeline_app.models import Conversation, Timeline
@@ -119,7 +119,12 @@ class ConversationPages(admin.ModelAdmin[Conversation]):
         return timeline
 
     def get_urls(self) -> list[URLPattern]:
-        pages = {"render": self.render_preview_view, "compact": self.compact_view, "export": self.export_view}
+        pages = {
+            "render": self.render_preview_view,
+            "compact": self.compact_view,
+            "revert": self.revert_view,
+            "export": self.export_view,
+        }
         return [
             path(
                 "<path:object_id>/renders/<int:record_id>/",
@@ -303,6 +308,27 @@ class ConversationPages(admin.ModelAdmin[Conversation]):
         level, text = operations.compact(timeline)
         messages.add_message(request, level, text)
         self.log_change(request, conversation, f"Queued a compaction of context “{timeline.name}”.")
+        return HttpResponseRedirect(display.conversation_url(conversation, context=timeline.name))
+
+    def revert_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        """Revert the context's newest applied compaction (the page's button asks for a
+        confirmation first). POST only; operators and superusers only, as compacting."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not roles.can_compact(request.user):
+            raise PermissionDenied
+        conversation = self.conversation_or_redirect(request, object_id)
+        if isinstance(conversation, HttpResponse):
+            return conversation
+        timeline = self._timeline(request, conversation)
+        public_id = request.POST.get("compaction", "")
+        if not COMPACTION_ID_PATTERN.match(public_id):
+            raise BadRequest(f"compaction must match {COMPACTION_ID_PATTERN.pattern}")
+        actor = f"staff:{request.user.get_username()}"
+        level, text = operations.revert(timeline, public_id=public_id, actor=actor)
+        messages.add_message(request, level, text)
+        if level == messages.SUCCESS:
+            self.log_change(request, conversation, f"Reverted compaction {public_id} of “{timeline.name}”.")
         return HttpResponseRedirect(display.conversation_url(conversation, context=timeline.name))
 
     def compact_conversations(self, request: HttpRequest, queryset: QuerySet[Conversation]) -> None:

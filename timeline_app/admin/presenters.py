@@ -51,6 +51,7 @@ def timeline_facts(conversation: Conversation, timeline: WindowedTimeline) -> di
         "cache_touched_at": display.utc(timeline.cache_last_touch_at),
         "render_url": sub_url("render", conversation, timeline),
         "compact_url": sub_url("compact", conversation, timeline),
+        "revert_url": sub_url("revert", conversation, timeline),
         "export_url": sub_url("export", conversation, timeline),
         "history_url": history,
         "blocks_url": display.block_changelist_url(timeline=timeline),

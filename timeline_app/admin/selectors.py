@@ -39,6 +39,7 @@ from django.db.models.functions import Coalesce, Length
 
 from timeline_app import tenancy
 from timeline_app.domain import blocks as b
+from timeline_app.domain.identifiers import COMPACTION_ID_PATTERN, RENDER_ID_PATTERN
 from timeline_app.domain.message_validation import storable_problems
 from timeline_app.errors import InvalidInput
 from timeline_app.models import (
@@ -86,6 +87,17 @@ def in_tenants(queryset: QuerySet[Any], tenant_ids: list[int] | None, *, via: st
 def tenant_choices(*, tenant_ids: list[int] | None) -> list[tuple[int, str]]:
     """(id, name) of the tenants a list filter offers, by name."""
     return list(in_tenants(Tenant.objects.order_by("name"), tenant_ids, via="pk").values_list("pk", "name"))
+
+
+def conversations_by_record_id(*, term: str) -> QuerySet[Any] | None:
+    """The conversation of a compaction (``cmp_…``) or a render (``rnd_…``) id, as a subquery for
+    the conversation list (the caller's queryset keeps it to the staff user's tenants); ``None``
+    when ``term`` is neither."""
+    if COMPACTION_ID_PATTERN.match(term):
+        return Compaction.objects.filter(public_id=term).order_by().values("conversation_id")
+    if RENDER_ID_PATTERN.match(term):
+        return RenderRecord.objects.filter(public_id=term).order_by().values("conversation_id")
+    return None
 
 
 def conversations_with_text(*, query: str) -> QuerySet[Any] | None:

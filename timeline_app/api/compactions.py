@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema_field
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from timeline_app.api.auth import ApiClient
 from timeline_app.api.base import TenantView, validated_query
 from timeline_app.api.fields import StrictCharField
 from timeline_app.api.schema import ApiSchema, operation
@@ -18,6 +19,7 @@ from timeline_app.domain.identifiers import COMPACTION_ID_PATTERN
 from timeline_app.errors import NotFound
 from timeline_app.models import Compaction, Timeline
 from timeline_app.selectors.listing import compaction_get, compactions_page
+from timeline_app.services.compaction_revert import compaction_revert
 
 MAIN = Timeline.DEFAULT_NAME
 MAX_PAGE = 200
@@ -46,7 +48,8 @@ class CompactionRecordOut(serializers.Serializer[Any]):
     url = serializers.SerializerMethodField()
     status = serializers.ChoiceField(
         choices=Compaction.Status.choices,
-        help_text="queued (its task not started yet), running, or final: applied, rejected, skipped, failed",
+        help_text="queued (its task not started yet), running, or final: applied, rejected, skipped, "
+        "failed; reverted (applied, then taken back by `…/revert/`)",
     )
     trigger = serializers.ChoiceField(choices=Compaction.Trigger.choices)
     before_tokens = serializers.IntegerField()
@@ -63,7 +66,14 @@ class CompactionRecordOut(serializers.Serializer[Any]):
     started_at = serializers.DateTimeField(help_text="when its run claimed it (while queued: when asked for)")
     finished_at = serializers.DateTimeField(allow_null=True)
     duration_ms = serializers.IntegerField()
-    error = serializers.CharField(help_text="why it failed or was skipped, or the summarizer's fallback")
+    error = serializers.CharField(
+        help_text="why it failed, was rejected or skipped (with the numbers that decided it: tokens "
+        "before, after, the threshold), or the summarizer's fallback"
+    )
+    reverted_at = serializers.DateTimeField(allow_null=True, help_text="when it was reverted (reverted only)")
+    reverted_by = serializers.CharField(
+        help_text="who reverted it: an API key's prefix or a staff user's name (reverted only)"
+    )
 
     @extend_schema_field({"type": "string", "format": "uri"})
     def get_url(self, row: Compaction) -> str:
@@ -137,4 +147,26 @@ class CompactionDetailView(TenantView):
         row = compaction_get(timeline=timeline, public_id=compaction)
         if row is None:
             raise NotFound(f"no compaction {compaction!r} in this context", details={"id": compaction})
+        return Response(CompactionRecordOut(row, context={"request": request}).data)
+
+
+class CompactionRevertView(TenantView):
+    """Take the context's newest applied compaction back."""
+
+    @operation(
+        summary="Revert the context's newest applied compaction",
+        description="The next render is byte for byte what it would have been before the compaction "
+        "(blocks, cache points, tokens); the summary block stays stored, hidden as `reverted`; the "
+        "compaction's status becomes `reverted` with `reverted_by` and `reverted_at`. Only the "
+        "newest applied compaction can be reverted: any other is a 409 whose `details.revertible` "
+        "names the one that can. Reverting a reverted compaction is a 200 that changes nothing.",
+        parameters=[COMPACTION_PARAM],
+        request=None,
+        responses={200: CompactionRecordOut},
+        errors=(401, 404, 409),
+    )
+    def post(self, request: Request, conv: str, compaction: str, context: str = MAIN) -> Response:
+        timeline = self.timeline(request, conv, context)
+        actor = f"key:{cast(ApiClient, request.user).key.prefix}"
+        row = compaction_revert(timeline=timeline, public_id=compaction, actor=actor)
         return Response(CompactionRecordOut(row, context={"request": request}).data)

@@ -20,6 +20,7 @@ from timeline_app.domain.blocks import PATH_PATTERN
 from timeline_app.domain.message_validation import storable_problems
 from timeline_app.domain.meta import meta_problem
 from timeline_app.domain.settings import (
+    BOOL_SETTINGS,
     FREE_TEXT_SETTINGS,
     SETTING_RANGES,
     TEXT_SETTINGS,
@@ -240,6 +241,13 @@ SETTINGS_SCHEMA = {
                 "the history ends with the model's (default `Continue.`)",
             }
             for key, limit in FREE_TEXT_SETTINGS.items()
+        },
+        **{
+            key: {
+                "type": "boolean",
+                "description": "end every render's uncached tail with one line of the context's budget",
+            }
+            for key in BOOL_SETTINGS
         },
     },
     "additionalProperties": False,

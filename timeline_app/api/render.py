@@ -11,13 +11,15 @@ from rest_framework.response import Response
 
 from timeline_app.api import render_serializers as rs
 from timeline_app.api.base import SMALL_BODY_BYTES, TenantView, validated_body
-from timeline_app.api.compactions import compaction_url
+from timeline_app.api.compactions import CompactionRecordOut, compaction_url
 from timeline_app.api.schema import operation
 from timeline_app.api.throttling import SharedScopedRateThrottle
 from timeline_app.domain.times import parse_iso
 from timeline_app.domain.tokens import count_text_tokens
+from timeline_app.errors import NotFound
 from timeline_app.models import Compaction, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.selectors.listing import compaction_by_pk
 from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.compaction import compaction_run
 from timeline_app.services.compaction_requests import compaction_request
@@ -44,6 +46,7 @@ def render_options(data: dict[str, Any], *, cache_key: str = "") -> RenderOption
         system_text=data.get("system", ""),
         prompt_cache_key=cache_key,
         prefill=data["prefill"],
+        budget_note=data.get("budget_note"),
     )
 
 
@@ -96,9 +99,11 @@ class CompactView(TenantView):
         description="Without `wait`: 202 `{id, url, status, task_id}`; follow `url` "
         "(`…/compactions/{id}/`) from `queued` to its outcome. While a compaction of the context is "
         "queued or running, the answer names that one (a second concurrent run is a no-op). With "
-        "`wait`: 200 with the outcome, `id` null when no compaction row was written (nothing to do).",
+        "`wait`: 200 with the attempt as `GET …/compactions/{id}/` answers it (every attempt is a row: "
+        "one that found nothing to do or another compaction running is `skipped`, its `error` says "
+        "why with the numbers).",
         request=rs.CompactIn,
-        responses={200: rs.CompactResultOut, 202: rs.CompactQueuedOut},
+        responses={200: CompactionRecordOut, 202: rs.CompactQueuedOut},
         errors=(400, 401, 404, 429),
     )
     def post(self, request: Request, conv: str, context: str = MAIN) -> Response:
@@ -112,14 +117,11 @@ class CompactView(TenantView):
                 force=data["force"],
                 system_tokens=data["system_tokens"],
             )
-            public_id = (
-                Compaction.objects.filter(timeline=timeline, pk=outcome.compaction_id)
-                .values_list("public_id", flat=True)
-                .first()
-                if outcome.compaction_id is not None
-                else None
-            )
-            return Response(rs.CompactResultOut(outcome, context={"id": public_id}).data)
+            # The row this attempt wrote, answered as ``GET …/compactions/{id}/`` answers it.
+            attempt = compaction_by_pk(timeline=timeline, pk=outcome.compaction_id)
+            if attempt is None:  # erased while it ran
+                raise NotFound(f"no conversation {conv!r}", details={"id": conv})
+            return Response(CompactionRecordOut(attempt, context={"request": request}).data)
         row = compaction_request(timeline=timeline, force=data["force"])
         body = {
             "id": row.public_id,

@@ -46,6 +46,13 @@ class RenderIn(StrictSerializer):
         "message of the `continue_text` setting. `ending` in the answer says which happened",
     )
     include_announce = StrictBooleanField(required=False, default=False)
+    budget_note = StrictBooleanField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="end the uncached tail with one line of the context's budget, e.g. `[context: 61,204 of "
+        "200,000 tokens; compaction at 180,000]` (default: the conversation's `budget_note` setting)",
+    )
     cache_last = StrictBooleanField(required=False, default=True)
     force_sanitize = StrictBooleanField(required=False, default=False)
     system = BlockTextField(
@@ -243,20 +250,6 @@ class CompactIn(StrictSerializer):
     force = StrictBooleanField(required=False, default=False)
     wait = StrictBooleanField(required=False, default=False)
     system_tokens = StrictIntegerField(required=False, min_value=0, max_value=10_000_000, default=0)
-
-
-class CompactResultOut(CompactionOut):
-    """From a ``CompactionOutcome``; ``context``: ``id``, the compaction row's public id or None."""
-
-    status = serializers.ChoiceField(choices=Compaction.Outcome.choices)
-    id = serializers.CharField(
-        source="compaction_id", allow_null=True, help_text="the compaction's id (null: no row written)"
-    )
-
-    def to_representation(self, instance: Any) -> dict[str, Any]:
-        body = super().to_representation(instance)
-        body["id"] = self.context.get("id")
-        return {"status": body.pop("status"), **body}
 
 
 class CompactQueuedOut(serializers.Serializer[Any]):

@@ -34,6 +34,7 @@ timeline_patterns = [
     path("compact/", render.CompactView.as_view()),
     path("compactions/", compactions.CompactionListView.as_view()),
     path("compactions/<compaction:compaction>/", compactions.CompactionDetailView.as_view()),
+    path("compactions/<compaction:compaction>/revert/", compactions.CompactionRevertView.as_view()),
     path("hide/", timelines.HideView.as_view()),
     path("unhide/", timelines.UnhideView.as_view()),
     path("search/", timelines.SearchView.as_view()),

@@ -37,6 +37,9 @@ class RenderSettings:
     # the text of the short user message a render ends with when the history ends with the model's
     # (unless the render asks for ``prefill``). In the uncached tail: no cache marker moves.
     continue_text: str = "Continue."
+    # Every render ends its uncached tail with one line of the context's budget (``budget_note``
+    # on a render overrides it): "[context: 61,204 of 200,000 tokens; compaction at 180,000]".
+    budget_note: bool = False
 
     @property
     def effective_keep_recent_tokens(self) -> int:
@@ -76,6 +79,9 @@ MODEL_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:/@\-]{0,99}$"
 TEXT_SETTINGS: dict[str, str] = {"summary_model": MODEL_NAME_PATTERN}
 # Settings that hold free text, with their maximum length (never blank).
 FREE_TEXT_SETTINGS: dict[str, int] = {"continue_text": 2_000}
+
+# Settings that are true or false.
+BOOL_SETTINGS: tuple[str, ...] = ("budget_note",)
 # Public: the API declares these ranges in its OpenAPI schema.
 SETTING_RANGES = _RANGES
 
@@ -115,6 +121,12 @@ def _checked_keys(overrides: Any) -> dict[str, Any]:
                 errors[key] = "must be a model name (letters, digits, _.:/@-; at most 100) or null"
             else:
                 clean[key] = value
+            continue
+        if key in BOOL_SETTINGS:
+            if isinstance(value, bool):
+                clean[key] = value
+            else:
+                errors[key] = "must be true or false"
             continue
         if key not in _RANGES:
             errors[key] = "unknown setting"

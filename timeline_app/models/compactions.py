@@ -44,6 +44,8 @@ class CompactionStatus(models.TextChoices):
     REJECTED = "rejected"
     SKIPPED = "skipped"
     FAILED = "failed"
+    # Applied, then taken back (``POST …/compactions/{id}/revert/``): out of the window, kept.
+    REVERTED = "reverted"
 
 
 class CompactionOutcomeStatus(models.TextChoices):
@@ -106,6 +108,9 @@ class Compaction(OwnedModel):
     task_id = models.CharField(max_length=255, blank=True)
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
+    # A reverted compaction: when, and who (an API key's prefix or a staff user's name).
+    reverted_at = models.DateTimeField(null=True, blank=True)
+    reverted_by = models.CharField(max_length=150, blank=True)
 
     objects = CompactionQuerySet.as_manager()
 
@@ -136,6 +141,8 @@ class Compaction(OwnedModel):
             ),
         ]
         indexes = [
+            # The admin's search: a conversation by one of its compactions' public ids.
+            models.Index(fields=["public_id"], name="timeline_cmp_public_id_idx"),
             # The latest applied compaction of a timeline: the visible window's start.
             models.Index(
                 fields=["timeline", "-id"],

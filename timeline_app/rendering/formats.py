@@ -75,6 +75,11 @@ def sources_pool_text(sources: Sequence[Source], *, text_limit: int = SOURCE_TEX
     return "\n".join(lines)
 
 
+def budget_note_text(*, context_tokens: int, max_tokens: int, compaction_at: int) -> str:
+    """The one line a render's tail ends with when ``budget_note`` is on (issue 35)."""
+    return f"[context: {context_tokens:,} of {max_tokens:,} tokens; compaction at {compaction_at:,}]"
+
+
 def announce_text(announce: Sequence[str], active_plan: Block | None = None) -> str:
     """``[ANNOUNCE]`` with each announce text, then the ``[ACTIVE PLAN]`` section if any."""
     texts = [a for a in announce if a.strip()]

@@ -26,6 +26,7 @@ from .formats import (
     announce_text,
     anthropic_part,
     block_parts,
+    budget_note_text,
     debug_text,
     openai_messages,
     sources_pool_text,
@@ -55,6 +56,8 @@ class RenderOptions:
     # OpenAI formats: the cache TTLs of the call's model when it takes explicit cache breakpoints
     # (GPT-5.6 and later, from the price table; ``("30m", "12h")``); empty: it takes none.
     cache_breakpoint_ttls: tuple[str, ...] = ()
+    # The budget line at the tail's end (None: the conversation's ``budget_note`` setting).
+    budget_note: bool | None = None
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -208,16 +211,25 @@ def render_window(
         if renders_in(block, options.format)
     ]
     tail = tail_texts(options=options, sources=sources, active_plan=active_plan)
-    tail_parts = [Part(kind="text", text=t) for t in tail]
 
     visible_tokens = sum(b.effective_tokens for b in stable)
     tail_tokens = sum(count_text_tokens(t) for t in tail)
+    ceiling = settings.max_tokens if max_tokens is None else max_tokens
+    if settings.budget_note if options.budget_note is None else options.budget_note:
+        note = budget_note_text(
+            context_tokens=system_tokens + visible_tokens + tail_tokens,
+            max_tokens=ceiling,
+            compaction_at=settings.compaction_limit,
+        )
+        tail = [*tail, note]
+        tail_tokens += count_text_tokens(note)
+    tail_parts = [Part(kind="text", text=t) for t in tail]
     tokens = {
         "system": system_tokens,
         "visible": visible_tokens,
         "tail": tail_tokens,
         "total": system_tokens + visible_tokens + tail_tokens,
-        "max_tokens": settings.max_tokens if max_tokens is None else max_tokens,
+        "max_tokens": ceiling,
     }
 
     seed = f"{options.format}|{system_tokens}|{prefix_seed}"

@@ -8,7 +8,8 @@ prefix tokens the provider could reuse, where the prefix first changed, and why:
 
 ``first_render`` no previous render; ``ttl_expired`` the previous one is older than the cache TTL
 (nothing is reused); ``settings_changed`` the render settings or format differ; ``compacted`` a
-compaction was applied since; ``hidden`` a block of the previous prefix changed its hide state;
+compaction was applied since; ``compaction_reverted`` the previous render's compaction was reverted
+since; ``hidden`` a block of the previous prefix changed its hide state;
 ``appended_only`` the previous prefix is intact; ``other`` anything else (a clear(), a new system
 prompt: the seed is recorded, so a change there is never read as a hide).
 When several apply, the first in this order wins.
@@ -42,13 +43,21 @@ from typing import Literal
 from timeline_app.domain.blocks import Block
 
 CacheReason = Literal[
-    "first_render", "ttl_expired", "settings_changed", "compacted", "hidden", "appended_only", "other"
+    "first_render",
+    "ttl_expired",
+    "settings_changed",
+    "compacted",
+    "compaction_reverted",
+    "hidden",
+    "appended_only",
+    "other",
 ]
 CACHE_REASONS: tuple[CacheReason, ...] = (
     "first_render",
     "ttl_expired",
     "settings_changed",
     "compacted",
+    "compaction_reverted",
     "hidden",
     "appended_only",
     "other",
@@ -289,7 +298,8 @@ def explain_cache(
     elif settings_key != previous.settings_key:
         reason = "settings_changed"
     elif latest_compaction_id != previous.latest_compaction_id:
-        reason = "compacted"
+        reverted = compaction_reverted(previous.latest_compaction_id, latest_compaction_id, current_seqs)
+        reason = "compaction_reverted" if reverted else "compacted"
     elif _hide_state_changed(previous, current_hidden, current_seqs) or (
         not intact
         and changed is not None
@@ -302,6 +312,21 @@ def explain_cache(
     else:
         reason = "other"
     return CacheReport(previous.at, reused, _index(current, changed), _path(current, changed), reason)
+
+
+def compaction_reverted(
+    previous_summary_seq: int | None, summary_seq: int | None, current_seqs: frozenset[int] | None
+) -> bool:
+    """Whether the window's summary changed because its compaction was reverted, not because one
+    was applied (or the view cleared). A summary block takes the context's next seq when it is
+    written, so a newer compaction's summary always has a higher seq than the previous one's: a
+    lower one means the previous render's was reverted. No summary at all is a revert only when the
+    window reaches back before the previous summary's seq (after a clear() it starts after it)."""
+    if previous_summary_seq is None:
+        return False
+    if summary_seq is not None:
+        return summary_seq < previous_summary_seq
+    return bool(current_seqs) and min(current_seqs or ()) < previous_summary_seq
 
 
 def _hide_state_changed(

@@ -49,6 +49,12 @@ def compaction_get(*, timeline: Timeline, public_id: str) -> Compaction | None:
     )
 
 
+def compaction_by_pk(*, timeline: Timeline, pk: int | None) -> Compaction | None:
+    if pk is None:
+        return None
+    return Compaction.objects.filter(timeline=timeline, pk=pk).select_related("summary_block").first()
+
+
 def compactions_page(*, timeline: Timeline, before: str | None, limit: int) -> Page[Compaction]:
     """The context's compactions, newest first; ``before``: the public id of the last one of the
     previous page (not one of this context's: a 404)."""

@@ -50,6 +50,16 @@ RENDER_WAIT_SECONDS = 30.0
 _RENDER_TRIGGERS = frozenset({Compaction.Trigger.RENDER, Compaction.Trigger.FORCED})
 
 NOTHING_TO_DO = "nothing to compact: the context is under its threshold (or has no finished turn)"
+
+
+def nothing_to_do(*, before_tokens: int, settings: RenderSettings) -> str:
+    """Why a plan found nothing, with the numbers that decided it."""
+    return (
+        f"{NOTHING_TO_DO}: {before_tokens:,} tokens, threshold {settings.compaction_limit:,} "
+        f"of max_tokens {settings.max_tokens:,}"
+    )
+
+
 BUSY = "busy: another compaction of this context was running"
 
 
@@ -112,19 +122,35 @@ def _run(
     now: datetime | None,
 ) -> CompactionOutcome:
     snap = _snapshot(timeline_id=timeline.pk, settings=settings, system_tokens=system_tokens, force=force)
+    # A manual attempt (``compact`` with ``wait``) is a row whatever it finds: every attempt is listed.
+    recorded = record_id is not None or trigger == Compaction.Trigger.MANUAL
+    before = system_tokens + visible_tokens(snap.window)
     if snap.plan is None:
-        _settle_request(record_id, status=Compaction.Status.SKIPPED, error=NOTHING_TO_DO)
-        return CompactionOutcome(status=Compaction.Outcome.SKIPPED, compaction_id=record_id)
+        reason = nothing_to_do(before_tokens=before, settings=settings)
+        if recorded:
+            record_id = _settle_request(
+                record_id, timeline=snap.timeline, trigger=trigger, error=reason, before_tokens=before
+            )
+        return CompactionOutcome(
+            status=Compaction.Outcome.SKIPPED, compaction_id=record_id, before_tokens=before, error=reason
+        )
     if record_id is not None:
         record = _claim_requested(timeline=snap.timeline, record_id=record_id, task_id=task_id)
         if record is None:
-            _settle_request(record_id, status=Compaction.Status.SKIPPED, error=BUSY)
+            _settle_request(
+                record_id, timeline=snap.timeline, trigger=trigger, error=BUSY, before_tokens=before
+            )
             return CompactionOutcome(status=Compaction.Outcome.BUSY, compaction_id=record_id, error=BUSY)
     else:
         record = _claim(timeline=snap.timeline, trigger=trigger, task_id=task_id)
     if record is None:
         if trigger not in _RENDER_TRIGGERS or not _over_ceiling(snap.window, system_tokens, settings):
-            return CompactionOutcome(status=Compaction.Outcome.BUSY)
+            busy_id = None
+            if recorded:
+                busy_id = _settle_request(
+                    None, timeline=snap.timeline, trigger=trigger, error=BUSY, before_tokens=before
+                )
+            return CompactionOutcome(status=Compaction.Outcome.BUSY, compaction_id=busy_id, error=BUSY)
         _wait_for_running(timeline=snap.timeline, seconds=RENDER_WAIT_SECONDS)
         snap = _snapshot(timeline_id=timeline.pk, settings=settings, system_tokens=system_tokens, force=force)
         if snap.plan is None:

@@ -35,6 +35,11 @@ SUPERSEDED = "superseded: the timeline was compacted or cleared meanwhile"
 FULL = "rejected: the context is full (no seq left for a summary block)"
 
 
+def not_smaller(*, before_tokens: int, after_tokens: int) -> str:
+    """Why a summary was rejected, with the numbers that decided it (DESIGN §4)."""
+    return f"rejected: the context would not shrink ({before_tokens:,} tokens before, {after_tokens:,} after)"
+
+
 @dataclass(frozen=True)
 class CompactionOutcome:
     """What one compaction attempt did; ``status`` is a ``Compaction.Outcome``."""
@@ -156,12 +161,20 @@ def _apply(
         result = compaction_result(plan, summary=summary.to_value(), retained_tokens=retained)
         after = result.after_tokens
         if not result.accepted:
-            _store(row, status=Compaction.Status.REJECTED, started=started, after_tokens=after)
+            why = not_smaller(before_tokens=result.before_tokens, after_tokens=after)
+            _store(
+                row,
+                status=Compaction.Status.REJECTED,
+                started=started,
+                after_tokens=after,
+                error=f"{why}; {errors}" if errors else why,
+            )
             return CompactionOutcome(
                 status=Compaction.Outcome.REJECTED,
                 compaction_id=row.pk,
                 before_tokens=plan.before_tokens,
                 after_tokens=after,
+                error=why,
             )
         if locked.next_seq >= SEQ_LIMIT:  # no seq left for the summary block
             _store(row, status=Compaction.Status.REJECTED, started=started, after_tokens=after, error=FULL)

@@ -75,13 +75,19 @@ def _claim_requested(*, timeline: Timeline, record_id: int, task_id: str) -> Com
     return mine.first() if taken else None
 
 
-def _settle_request(record_id: int | None, *, status: str, error: str) -> None:
-    """Finish a requested (``queued``) row that this run did not claim."""
+def _settle_request(
+    record_id: int | None, *, timeline: Timeline, trigger: str, error: str, before_tokens: int
+) -> int:
+    """Finish as ``skipped`` a requested (``queued``) row that this run did not claim, or write a
+    ``skipped`` row for an attempt that had none (``record_id`` None): every attempt is a row."""
+    now = timezone.now()
+    fields = {"status": Compaction.Status.SKIPPED, "error": error, "before_tokens": before_tokens}
     if record_id is None:
-        return
-    Compaction.objects.filter(pk=record_id, status=Compaction.Status.QUEUED).update(
-        status=status, error=error, finished_at=timezone.now()
-    )
+        return Compaction.objects.create(
+            timeline=timeline, trigger=trigger, started_at=now, finished_at=now, **fields
+        ).pk
+    Compaction.objects.filter(pk=record_id, status=Compaction.Status.QUEUED).update(finished_at=now, **fields)
+    return record_id
 
 
 def _release(record: Compaction, *, started: float, **fields: Any) -> bool:

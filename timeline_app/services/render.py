@@ -72,6 +72,7 @@ def settings_key(settings: RenderSettings, options: RenderOptions) -> str:
     shaping = asdict(settings)
     shaping.pop("summary_model")  # the summarizer's model shapes no render
     shaping.pop("continue_text")  # the uncached tail's, like announce
+    shaping.pop("budget_note")  # nor does the budget line: it is in the uncached tail
     shape = {
         "settings": shaping,
         "format": options.format,

@@ -101,6 +101,12 @@ Store the results of the tool calls a recorded reply asked for: results maps eac
 its output (text or any JSON value); errors lists the call ids whose output is an error. Each \
 result lands in the turn of its call; an unknown call id is an error naming it."""
 
+REVERT_DESCRIPTION = """\
+Take back the context's newest compaction: from the next render on, the context is again exactly \
+what it was before that compaction (the original turns instead of their summary). Use it when a \
+summary lost something you need in full for the following turns. compaction_id: the compaction's \
+cmp_… id; empty means the newest applied one. Only the newest applied compaction can be reverted."""
+
 _READ_ONLY = ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
@@ -191,6 +197,24 @@ def build_server(client: TimelineClient, conversation: str, context: str = "main
         hidden = sum(1 for block in blocks if block.get("hidden"))
         note = f" ({hidden} popped message block(s) stay out of the context)" if hidden else ""
         return f"{len(blocks) - hidden} block(s) at {path} render in full from the next render on{note}."
+
+    @server.tool(
+        description=REVERT_DESCRIPTION,
+        annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True, open_world_hint=False),
+        structured_output=False,
+    )
+    def timeline_revert_compaction(compaction_id: str = "") -> str:
+        wanted = compaction_id or _call(
+            lambda: client.newest_applied_compaction(conversation, context=context)
+        )
+        if not wanted:
+            return "This context has no applied compaction to revert."
+        row = _call(lambda: client.revert_compaction(conversation, wanted, context=context))
+        turns = ", ".join(row["covered_turn_ids"]) or "none"
+        return (
+            f"Reverted {row['id']}: from the next render on the context shows the turns it had "
+            f"summarized ({turns}) in full again, about {row['before_tokens']:,} tokens."
+        )
 
     @server.tool(description=SOURCES_DESCRIPTION, annotations=_READ_ONLY, structured_output=False)
     def timeline_sources() -> str:

@@ -16,6 +16,7 @@ from timeline_client.types import (
     BlocksAnswer,
     CompactionAnswer,
     CompactionQueuedAnswer,
+    CompactionsPage,
     ConversationAnswer,
     ConversationDetailAnswer,
     ConversationPage,
@@ -280,7 +281,8 @@ class TimelineClient:
         """Render for the next model call. Options: ``format``, ``include_sources``, ``include_announce``,
         ``cache_last``, ``force_sanitize``, ``system`` or ``system_tokens``, ``max_tokens``, ``announce``,
         ``exclude_contributions``, ``include_only_contributions``, ``now``, ``debug`` (text format: add the
-        stream with its cache marks), ``model`` and ``tools_tokens`` (for the ``usage_forecast``).
+        stream with its cache marks), ``model`` and ``tools_tokens`` (for the ``usage_forecast``),
+        ``budget_note`` (end the uncached tail with the context's budget line).
 
         With a native format (``anthropic_messages``, ``openai_responses``, ``openai_chat``,
         ``gemini_contents``) the answer is a :class:`NativeRequest`: the SDK call's keyword arguments,
@@ -390,6 +392,36 @@ class TimelineClient:
         if wait:
             return self.transport.call(CompactionAnswer, "POST", path, json=body)
         return self.transport.call(CompactionQueuedAnswer, "POST", path, json=body)
+
+    def compactions(self, conversation: str, *, context: str = "main") -> Iterable[CompactionAnswer]:
+        """The context's compactions, newest first (every attempt; follows the pages)."""
+        path = self._path(conversation, context, "compactions/")
+        params: dict[str, Any] = {"limit": 200}
+        while True:
+            page = self.transport.call(CompactionsPage, "GET", path, params=params)
+            yield from page["results"]
+            if not page["next"]:
+                return
+            params = {**params, "cursor": httpx.URL(page["next"]).params.get("cursor")}
+
+    def newest_applied_compaction(self, conversation: str, *, context: str = "main") -> str | None:
+        """The id of the context's newest applied compaction (the one ``revert_compaction`` takes)."""
+        return next(
+            (
+                row["id"]
+                for row in self.compactions(conversation, context=context)
+                if row["status"] == "applied"
+            ),
+            None,
+        )
+
+    def revert_compaction(
+        self, conversation: str, compaction: str, *, context: str = "main"
+    ) -> CompactionAnswer:
+        """Take back the context's newest applied compaction (``cmp_…``): the next render is what
+        it was before it. A ``TimelineError`` (409) names the one that can be reverted otherwise."""
+        path = self._path(conversation, context, f"compactions/{compaction}/revert/")
+        return self.transport.call(CompactionAnswer, "POST", path)
 
     def read(
         self, conversation: str, path: str, *, include_hidden: bool = True, context: str = "main"

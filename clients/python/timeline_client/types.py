@@ -196,12 +196,38 @@ class RenderAnswer(TypedDict):
 # -- compaction
 
 
-class CompactionAnswer(CompactionFigures):
-    """``CompactResultOut``: the outcome of ``compact(wait=True)``; ``id`` is None when no
-    compaction row was written."""
+class CompactionAnswer(TypedDict):
+    """``CompactionRecordOut``: one compaction attempt, as ``compact(wait=True)``,
+    ``revert_compaction`` and ``GET …/compactions/{id}/`` answer it (every attempt is a row)."""
 
-    status: Literal["applied", "rejected", "skipped", "failed", "busy"]
-    id: str | None
+    id: str
+    url: str
+    status: Literal["queued", "running", "applied", "rejected", "skipped", "failed", "reverted"]
+    trigger: Literal["render", "forced", "background", "manual"]
+    before_tokens: int
+    after_tokens: int
+    compacted_tokens: int
+    summary_path: str | None
+    covered_turn_ids: list[str]
+    split_turn_id: str | None
+    covered_from_seq: int | None
+    covered_to_seq: int | None
+    first_retained_seq: int | None
+    summarizer: str
+    model: str
+    started_at: str
+    finished_at: str | None
+    duration_ms: int
+    error: str
+    reverted_at: str | None
+    reverted_by: str
+
+
+class CompactionsPage(TypedDict):
+    """``CompactionsPageOut``: a page of a context's compactions, newest first."""
+
+    results: list[CompactionAnswer]
+    next: str | None
 
 
 class CompactionQueuedAnswer(TypedDict):
