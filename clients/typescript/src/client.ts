@@ -336,6 +336,13 @@ export class TimelineClient {
     return this.call("GET", this.path(conversation, options.context, `compactions/${enc(id)}/`));
   }
 
+  /** Take back the context's newest applied compaction: the next render is byte for byte the one
+   * before it (any other compaction is a 409 whose `details.revertible` names the one that can;
+   * reverting twice changes nothing). */
+  revertCompaction(conversation: string, id: string, options: ContextOption = {}): Promise<CompactionRecord> {
+    return this.call("POST", this.path(conversation, options.context, `compactions/${enc(id)}/revert/`), { json: {} });
+  }
+
   // -- reading and editing
 
   /** Blocks at `path` (hidden and compacted ones too, unless includeHidden is false): the seeds' `react.read`. */

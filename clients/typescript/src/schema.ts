@@ -89,7 +89,7 @@ export interface paths {
         put?: never;
         /**
          * Compact now (wait=true) or in the background (202 with the compaction's id and URL)
-         * @description Without `wait`: 202 `{id, url, status, task_id}`; follow `url` (`…/compactions/{id}/`) from `queued` to its outcome. While a compaction of the context is queued or running, the answer names that one (a second concurrent run is a no-op). With `wait`: 200 with the outcome, `id` null when no compaction row was written (nothing to do).
+         * @description Without `wait`: 202 `{id, url, status, task_id}`; follow `url` (`…/compactions/{id}/`) from `queued` to its outcome. While a compaction of the context is queued or running, the answer names that one (a second concurrent run is a no-op). With `wait`: 200 with the attempt as `GET …/compactions/{id}/` answers it (every attempt is a row: one that found nothing to do or another compaction running is `skipped`, its `error` says why with the numbers).
          */
         post: operations["v1_conversations_compact_create"];
         delete?: never;
@@ -132,6 +132,26 @@ export interface paths {
         get: operations["v1_conversations_compactions_retrieve"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{conv}/compactions/{compaction}/revert/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revert the context's newest applied compaction
+         * @description The next render is byte for byte what it would have been before the compaction (blocks, cache points, tokens); the summary block stays stored, hidden as `reverted`; the compaction's status becomes `reverted` with `reverted_by` and `reverted_at`. Only the newest applied compaction can be reverted: any other is a 409 whose `details.revertible` names the one that can. Reverting a reverted compaction is a 200 that changes nothing.
+         */
+        post: operations["v1_conversations_compactions_revert_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -225,7 +245,7 @@ export interface paths {
         put?: never;
         /**
          * Compact now (wait=true) or in the background (202 with the compaction's id and URL)
-         * @description Without `wait`: 202 `{id, url, status, task_id}`; follow `url` (`…/compactions/{id}/`) from `queued` to its outcome. While a compaction of the context is queued or running, the answer names that one (a second concurrent run is a no-op). With `wait`: 200 with the outcome, `id` null when no compaction row was written (nothing to do).
+         * @description Without `wait`: 202 `{id, url, status, task_id}`; follow `url` (`…/compactions/{id}/`) from `queued` to its outcome. While a compaction of the context is queued or running, the answer names that one (a second concurrent run is a no-op). With `wait`: 200 with the attempt as `GET …/compactions/{id}/` answers it (every attempt is a row: one that found nothing to do or another compaction running is `skipped`, its `error` says why with the numbers).
          */
         post: operations["v1_conversations_contexts_compact_create"];
         delete?: never;
@@ -268,6 +288,26 @@ export interface paths {
         get: operations["v1_conversations_contexts_compactions_retrieve"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{conv}/contexts/{context}/compactions/{compaction}/revert/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revert the context's newest applied compaction
+         * @description The next render is byte for byte what it would have been before the compaction (blocks, cache points, tokens); the summary block stays stored, hidden as `reverted`; the compaction's status becomes `reverted` with `reverted_by` and `reverted_at`. Only the newest applied compaction can be reverted: any other is a 409 whose `details.revertible` names the one that can. Reverting a reverted compaction is a 200 that changes nothing.
+         */
+        post: operations["v1_conversations_contexts_compactions_revert_create"];
         delete?: never;
         options?: never;
         head?: never;
@@ -979,6 +1019,7 @@ export interface components {
              *     * `ttl_expired` - ttl_expired
              *     * `settings_changed` - settings_changed
              *     * `compacted` - compacted
+             *     * `compaction_reverted` - compaction_reverted
              *     * `hidden` - hidden
              *     * `appended_only` - appended_only
              *     * `other` - other
@@ -1013,13 +1054,20 @@ export interface components {
             covered_to_seq: number | null;
             covered_turn_ids: string[];
             duration_ms: number;
-            /** @description why it failed or was skipped, or the summarizer's fallback */
+            /** @description why it failed, was rejected or skipped (with the numbers that decided it: tokens before, after, the threshold), or the summarizer's fallback */
             error: string;
             /** Format: date-time */
             finished_at: string | null;
             first_retained_seq: number | null;
             id: string;
             model: string;
+            /**
+             * Format: date-time
+             * @description when it was reverted (reverted only)
+             */
+            reverted_at: string | null;
+            /** @description who reverted it: an API key's prefix or a staff user's name (reverted only) */
+            reverted_by: string;
             readonly split_turn_id: string | null;
             /**
              * Format: date-time
@@ -1027,7 +1075,7 @@ export interface components {
              */
             started_at: string;
             /**
-             * @description queued (its task not started yet), running, or final: applied, rejected, skipped, failed
+             * @description queued (its task not started yet), running, or final: applied, rejected, skipped, failed; reverted (applied, then taken back by `…/revert/`)
              *
              *     * `queued` - Queued
              *     * `running` - Running
@@ -1035,6 +1083,7 @@ export interface components {
              *     * `rejected` - Rejected
              *     * `skipped` - Skipped
              *     * `failed` - Failed
+             *     * `reverted` - Reverted
              */
             status: components["schemas"]["CompactionStatusEnum"];
             summarizer: string;
@@ -1067,9 +1116,10 @@ export interface components {
          *     * `rejected` - Rejected
          *     * `skipped` - Skipped
          *     * `failed` - Failed
+         *     * `reverted` - Reverted
          * @enum {string}
          */
-        CompactionStatusEnum: "queued" | "running" | "applied" | "rejected" | "skipped" | "failed";
+        CompactionStatusEnum: "queued" | "running" | "applied" | "rejected" | "skipped" | "failed" | "reverted";
         CompactQueuedOut: {
             /** @description the compaction's id: `GET …/compactions/{id}/` */
             id: string;
@@ -1082,6 +1132,7 @@ export interface components {
              *     * `rejected` - Rejected
              *     * `skipped` - Skipped
              *     * `failed` - Failed
+             *     * `reverted` - Reverted
              */
             status: components["schemas"]["CompactionStatusEnum"];
             /** @description the Celery task's id */
@@ -1092,27 +1143,6 @@ export interface components {
              */
             url: string;
         };
-        /** @description From a ``CompactionOutcome``; ``context``: ``id``, the compaction row's public id or None. */
-        CompactResultOut: {
-            after_tokens: number;
-            before_tokens: number;
-            compacted_tokens: number;
-            covered_turn_ids: string[];
-            /** @description the compaction's id (null: no row written) */
-            id: string | null;
-            split_turn_id: string | null;
-            status: components["schemas"]["CompactResultOutStatusEnum"];
-            summary_path: string;
-        };
-        /**
-         * @description * `applied` - Applied
-         *     * `rejected` - Rejected
-         *     * `skipped` - Skipped
-         *     * `failed` - Failed
-         *     * `busy` - Busy
-         * @enum {string}
-         */
-        CompactResultOutStatusEnum: "applied" | "rejected" | "skipped" | "failed" | "busy";
         ContextCreateInRequest: {
             /** @description copy this context's view */
             branch_from?: string;
@@ -1170,6 +1200,8 @@ export interface components {
             id?: string;
             /** @description Overrides of the render and compaction settings (DESIGN §4). */
             settings?: {
+                /** @description end every render's uncached tail with one line of the context's budget */
+                budget_note?: boolean;
                 cache_min_tokens?: number;
                 cache_point_min_rounds?: number;
                 cache_point_offset_rounds?: number;
@@ -1566,6 +1598,8 @@ export interface components {
         PatchedConversationPatchInRequest: {
             /** @description replaces the whole overrides object (`{}`: back to the defaults), validated like at creation */
             settings?: {
+                /** @description end every render's uncached tail with one line of the context's budget */
+                budget_note?: boolean;
                 cache_min_tokens?: number;
                 cache_point_min_rounds?: number;
                 cache_point_offset_rounds?: number;
@@ -1610,12 +1644,13 @@ export interface components {
          *     * `ttl_expired` - ttl_expired
          *     * `settings_changed` - settings_changed
          *     * `compacted` - compacted
+         *     * `compaction_reverted` - compaction_reverted
          *     * `hidden` - hidden
          *     * `appended_only` - appended_only
          *     * `other` - other
          * @enum {string}
          */
-        ReasonEnum: "first_render" | "ttl_expired" | "settings_changed" | "compacted" | "hidden" | "appended_only" | "other";
+        ReasonEnum: "first_render" | "ttl_expired" | "settings_changed" | "compacted" | "compaction_reverted" | "hidden" | "appended_only" | "other";
         /**
          * @description * `anthropic` - anthropic
          *     * `openai` - openai
@@ -1629,6 +1664,8 @@ export interface components {
         RenderInFormatEnum: "anthropic" | "openai" | "text" | "anthropic_messages" | "openai_responses" | "openai_chat" | "gemini_contents";
         RenderInRequest: {
             announce?: string[];
+            /** @description end the uncached tail with one line of the context's budget, e.g. `[context: 61,204 of 200,000 tokens; compaction at 180,000]` (default: the conversation's `budget_note` setting) */
+            budget_note?: boolean | null;
             /** @default true */
             cache_last: boolean;
             /**
@@ -1658,7 +1695,7 @@ export interface components {
             /** @default false */
             include_sources: boolean;
             max_tokens?: number;
-            /** @description the model the call will use: the usage forecast applies its minimum cacheable length (default: TIMELINE_FORECAST_MODEL) */
+            /** @description the model the call will use: the usage forecast applies its minimum cacheable length (default: TIMELINE_FORECAST_MODEL); for `openai_responses` / `openai_chat`, a model that takes explicit cache breakpoints (GPT-5.6 and later, `cache_ttls` in the price table) gets `prompt_cache_options` and `prompt_cache_breakpoint` markers; a retired model is logged once */
             model?: string;
             /** Format: date-time */
             now?: string;
@@ -1684,7 +1721,7 @@ export interface components {
             }[];
             /** @description how much of the previous render's prefix the provider's cache could reuse */
             cache: components["schemas"]["CacheOut"] | null;
-            /** @description indices in `blocks` of the parts (native: the messages) carrying `cache_control` */
+            /** @description indices in `blocks` of the parts (native: the messages) carrying `cache_control` (GPT-5.6 OpenAI renders: `prompt_cache_breakpoint`) */
             cache_points: number[];
             compaction: components["schemas"]["CompactionOut"] | null;
             /** @description text format with `debug: true` only: the stream with =>[k] marks */
@@ -1705,7 +1742,7 @@ export interface components {
             pruning: components["schemas"]["PruningOut"];
             /** @description this render's id: report the call's usage to …/renders/{render_id}/usage/ */
             render_id: string | null;
-            /** @description native formats only: the SDK call's keyword arguments without `model` (`system` + `messages` for messages.create; `input`, `instructions`, `prompt_cache_key` for responses.create; `messages`, `prompt_cache_key` for chat.completions.create; `contents`, `config` for models.generate_content) */
+            /** @description native formats only: the SDK call's keyword arguments without `model` (`system` + `messages` for messages.create; `input`, `instructions`, `prompt_cache_key` for responses.create; `messages`, `prompt_cache_key` for chat.completions.create; `contents`, `config` for models.generate_content; and `prompt_cache_options` for GPT-5.6 and later) */
             request?: {
                 [key: string]: unknown;
             };
@@ -1826,6 +1863,8 @@ export interface components {
             kind?: components["schemas"]["KindEnum"];
             /** @description Overrides of the render and compaction settings (DESIGN §4). */
             settings?: {
+                /** @description end every render's uncached tail with one line of the context's budget */
+                budget_note?: boolean;
                 cache_min_tokens?: number;
                 cache_point_min_rounds?: number;
                 cache_point_offset_rounds?: number;
@@ -2459,7 +2498,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CompactResultOut"];
+                    "application/json": components["schemas"]["CompactionRecordOut"];
                 };
             };
             202: {
@@ -2621,6 +2660,66 @@ export interface operations {
             };
             /** @description No such conversation or context for this key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A dependency (PostgreSQL, Redis, the broker) is unreachable: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    v1_conversations_compactions_revert_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A compaction's id (`cmp_…`), as the 202 of `compact` or the list gave it. */
+                compaction: string;
+                /** @description The conversation's id. */
+                conv: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompactionRecordOut"];
+                };
+            };
+            /** @description Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such conversation or context for this key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict with what is stored (an id taken, a message stored with other content) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3155,7 +3254,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CompactResultOut"];
+                    "application/json": components["schemas"]["CompactionRecordOut"];
                 };
             };
             202: {
@@ -3321,6 +3420,68 @@ export interface operations {
             };
             /** @description No such conversation or context for this key */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A dependency (PostgreSQL, Redis, the broker) is unreachable: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    v1_conversations_contexts_compactions_revert_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A compaction's id (`cmp_…`), as the 202 of `compact` or the list gave it. */
+                compaction: string;
+                /** @description A named context; the paths without `contexts/{context}/` address `main`. */
+                context: string;
+                /** @description The conversation's id. */
+                conv: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompactionRecordOut"];
+                };
+            };
+            /** @description Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such conversation or context for this key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Conflict with what is stored (an id taken, a message stored with other content) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -116,6 +116,16 @@ test("compact queued and waited, compactions, one compaction; export and import"
   const listed = await all(api.compactions(id));
   assert.deepEqual(new Set(listed.map((c) => c.id)), new Set([done.id, queued.id]));
   assert.equal((await api.compaction(id, done.id ?? "")).status, "applied");
+  // The queued one settles; then the newest applied compaction is taken back, twice (a no-op).
+  for (let i = 0; i < 100; i++) {
+    const row = await api.compaction(id, queued.id ?? "");
+    if (!["queued", "running"].includes(row.status)) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const newest = (await all(api.compactions(id))).find((c) => c.status === "applied");
+  assert.ok(newest);
+  assert.equal((await api.revertCompaction(id, newest.id ?? "")).status, "reverted");
+  assert.equal((await api.revertCompaction(id, newest.id ?? "")).status, "reverted");
 
   const exported = await api.export(id);
   assert.equal(exported.conversation_id, id);
