@@ -13,8 +13,7 @@ from timeline_app.domain.times import parse_iso
 from timeline_app.models import Conversation, RenderRecord, RenderUsage, Tenant, Timeline
 from timeline_app.rendering.prefix import PreviousRender, stored_checkpoints
 from timeline_app.rendering.usage.forecast import ONE_HOUR, TWELVE_HOURS, CacheState, Provider
-from timeline_app.rendering.window_shape import unpack_seq_set
-from timeline_app.selectors.renders import previous_render
+from timeline_app.selectors.renders import PREVIOUS_RENDER_COLUMNS, previous_render, previous_render_of
 
 # The recent renders the forecast reads: Anthropic entries live at most an hour past their last
 # touch, and every render re-touches what it reads, so the newest few dozen hold every live entry;
@@ -76,17 +75,6 @@ def cache_state(
     return _state_of(provider, list(recent[:limit]), explicit)
 
 
-_PREVIOUS = (
-    "settings_key",
-    "summary_seq",
-    "segment_digests",
-    "segment_seqs",
-    "segment_stride",
-    "segment_count",
-    "segment_seed",
-    "hidden_seqs",
-    "window_last_seq",
-)
 # The newest record of the context (the previous render, whatever its age) and the records of the
 # span, newest first; the previous render's columns for the newest row alone (its fingerprint is
 # up to 32 KiB). A constant statement: building it with the ORM (ten CASE expressions over a
@@ -109,7 +97,9 @@ def _memory_sql(provider: Provider, explicit: bool) -> str:
         touched="r.cache_touched" if anthropic else "NULL",
         head="''" if anthropic else "r.cache_head",
         digests="NULL" if anthropic else "r.segment_digests",
-        previous=", ".join(f"CASE WHEN r.id = newest.id THEN r.{name} END" for name in _PREVIOUS),
+        previous=", ".join(
+            f"CASE WHEN r.id = newest.id THEN r.{name} END" for name in PREVIOUS_RENDER_COLUMNS
+        ),
     )
 
 
@@ -147,23 +137,7 @@ def render_memory(
     state = _state_of(provider, recent, explicit)
     if not fetched:
         return None, state
-    return _previous_of(fetched[0][0], tuple(fetched[0][7:])), state
-
-
-def _previous_of(at: datetime, columns: tuple[Any, ...]) -> PreviousRender:
-    settings_key, summary_seq, digests, seqs, stride, count, seed, hidden, last_seq = columns
-    return PreviousRender(
-        at=at,
-        settings_key=settings_key,
-        latest_compaction_id=summary_seq,
-        digests=bytes(digests),
-        seqs=bytes(seqs),
-        stride=stride,
-        segments=count,
-        seed=bytes(seed),
-        hidden=frozenset(unpack_seq_set(bytes(hidden))) if last_seq is not None else None,
-        last_seq=last_seq,
-    )
+    return previous_render_of((fetched[0][0], *fetched[0][7:])), state
 
 
 def render_for_usage(*, timeline: Timeline, render_id: str) -> RenderRecord | None:

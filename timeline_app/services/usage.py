@@ -100,17 +100,13 @@ def render_forecast(
     provider = format_provider(format_name)
     model = model or settings.TIMELINE_FORECAST_MODEL
     input_tokens = rendered.tokens["total"] + (head_tokens - rendered.tokens["system"])
-    if format_name == "anthropic_messages" and rendered.request is not None:
-        request = native_anthropic_request(
-            model=model,
-            prefix=rendered.prefix,
-            request=rendered.request,
-            marked_seqs=rendered.marked_seqs,
-            head_tokens=head_tokens,
-            input_tokens=input_tokens,
-        )
+    native = None  # a native request with markers is read as its provider reads it
+    if rendered.request is not None and format_name == "anthropic_messages":
+        native = native_anthropic_request
     elif rendered.request is not None and "prompt_cache_options" in rendered.request:
-        request = native_openai_request(
+        native = native_openai_request  # GPT-5.6 explicit breakpoints
+    if native is not None and rendered.request is not None:
+        request = native(
             model=model,
             prefix=rendered.prefix,
             request=rendered.request,
