@@ -46,9 +46,10 @@ curl -s -H "$H" -H "$J" -X POST $API/conversations/trip/render/ \
 
 # compact now (wait) or in the background (202 + the compaction's id and url); list the compactions
 curl -s -H "$H" -H "$J" -X POST $API/conversations/trip/compact/ -d '{"force": true, "wait": true}'
-# → {"status":"rejected","before_tokens":145,"after_tokens":171,"compacted_tokens":0,…,"id":"cmp_…"}
+# → {"id":"cmp_…","status":"rejected","before_tokens":226,"after_tokens":282,…,"error":"rejected: the context would not shrink …"}
 curl -s -H "$H" -H "$J" -X POST $API/conversations/trip/compact/ -d '{"force": true}'
 # → 202 {"id":"cmp_…","url":"…/conversations/trip/compactions/cmp_…/","status":"queued",…}: GET the url to follow it
+#   (under make run, tasks run in the request: the 202 already carries the final status)
 curl -s -H "$H" "$API/conversations/trip/compactions/?limit=5"
 
 # read a block back by path (hidden and compacted ones too), hide one, unhide it, search
