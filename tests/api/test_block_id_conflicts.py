@@ -56,11 +56,27 @@ def test_the_same_block_id_with_another_value_of_any_sent_field_is_a_409(owner, 
     assert stored() == before
 
 
-@pytest.mark.parametrize("field", ["text", "meta", "base64", "author", "mime"])
+@pytest.mark.parametrize("field", ["text", "meta", "base64", "mime"])
 def test_a_sent_field_left_out_on_the_replay_is_its_default_so_a_difference(owner, conversation, field):
     """Fields with a fixed default (no server state): leaving one out sends ``""`` / ``{}``."""
     owner.post(f"{C}/blocks/", {"blocks": [FIRST]})
     replay = {name: value for name, value in FIRST.items() if name != field}
+    assert owner.post(f"{C}/blocks/", {"blocks": [replay]}).status_code == 409
+
+
+def test_an_author_left_out_on_the_replay_is_the_types_default_author(owner, conversation):
+    """A block without an author gets its type's documented one (issue 32): a replay without it
+    is the same block when the stored author is that default, a difference when it is not."""
+    owner.post(f"{C}/blocks/", {"blocks": [FIRST]})  # react.notes by "react", its default
+    assert (
+        owner.post(
+            f"{C}/blocks/", {"blocks": [{k: v for k, v in FIRST.items() if k != "author"}]}
+        ).status_code
+        == 200
+    )
+    other = {**FIRST, "id": "n-2", "author": "planner"}
+    assert owner.post(f"{C}/blocks/", {"blocks": [other]}).status_code == 201
+    replay = {k: v for k, v in other.items() if k != "author"}
     assert owner.post(f"{C}/blocks/", {"blocks": [replay]}).status_code == 409
 
 

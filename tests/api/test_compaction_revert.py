@@ -115,7 +115,9 @@ def test_another_tenants_or_contexts_compaction_is_a_404_and_stays_applied(two_t
         ("other", other, other.url),
     ):
         name = CONTEXT if "contexts" in prefix else "main"
-        add_turns(Timeline.objects.get(conversation=side.conversation, name=name), 3)
+        timeline = Timeline.objects.get(conversation=side.conversation, name=name)
+        for number in (1, 2, 3):  # turns of their own: the planted ones hold turn_1 already
+            add_turn(timeline, number, turn_id=f"turn_r{number}")
         body = side.caller.post(f"{prefix}compact/", {"force": True, "wait": True}).json()
         assert body["status"] == "applied", (key, body)
         ids[key] = body["id"]

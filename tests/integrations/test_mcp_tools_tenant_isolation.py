@@ -13,7 +13,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from timeline_client import TimelineClient
 from timeline_client.mcp_server import build_server
 
-from tests.factories import add_turns
+from tests.factories import add_turn
 from tests.fixtures.two_tenants import CONTEXT, TOOL_RESULT_PATH, WORD
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.selectors.settings import timeline_settings
@@ -144,6 +144,7 @@ def test_a_recorded_reply_and_its_results_land_in_the_keys_conversation_only(mcp
         call(server, "timeline_record_tool_results", results={"toolu_theirs": "x"})
 
 
+@pytest.mark.parametrize("context", ["main", CONTEXT])
 def test_revert_takes_back_the_keys_compaction_only(mcp_for, two_tenants, context):
     """Every side compacted; acme/c1's tool reverts acme/c1's, and another side's id is a 404."""
     ids = {}
@@ -153,7 +154,8 @@ def test_revert_takes_back_the_keys_compaction_only(mcp_for, two_tenants, contex
         ("other", two_tenants.other_tenant),
     ):
         timeline = Timeline.objects.get(conversation=side.conversation, name=context)
-        add_turns(timeline, 3)
+        for number in (1, 2, 3):  # turns of their own: the planted ones hold turn_1 already
+            add_turn(timeline, number, turn_id=f"turn_r{number}")
         outcome = compaction_run(
             timeline=timeline, settings=timeline_settings(timeline=timeline), trigger="manual", force=True
         )
