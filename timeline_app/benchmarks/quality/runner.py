@@ -339,7 +339,13 @@ class SessionRun:
         status, body = self.api.get("blocks", {"path": path, "include_hidden": "1"})
         if status != 200:
             return ""
-        return "\n".join(b["text"] for b in body.get("blocks", []))
+        # What reading a block by path shows: its text and its meta (a tool call's parameters, where
+        # an artifact it wrote is named), as the API answers them.
+        return "\n".join(
+            b["text"]
+            + ("\n" + json.dumps(b["meta"], ensure_ascii=False, sort_keys=True) if b.get("meta") else "")
+            for b in body.get("blocks", [])
+        )
 
     def _recoverable(self, probe: Probe) -> tuple[bool, bool]:
         """(found through search, found by reading the block it was planted in by path)."""
@@ -352,6 +358,8 @@ class SessionRun:
                 break
         _, path = self.seq_of[probe.origin]
         stored = self._read(path) if path else ""
+        if path.endswith(".call"):  # a tool call's round: what it wrote is named in its result too
+            stored += "\n" + self._read(path.removesuffix(".call") + ".result")
         if probe.values == (path,):  # an attachment: its path reads back
             return by_search, self.api.get("blocks", {"path": path})[0] == 200
         return by_search, all(value in stored for value in probe.values)
