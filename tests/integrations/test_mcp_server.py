@@ -28,6 +28,8 @@ TOOLS = {
     "timeline_sources",
     "timeline_render",
     "timeline_revert_compaction",
+    "timeline_record_reply",
+    "timeline_record_tool_results",
 }
 CONV = "mcp-harbour"
 # The service and the client of this checkout (the client is in clients/python: with ROOT alone a
