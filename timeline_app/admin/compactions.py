@@ -27,7 +27,6 @@ class CompactionAdmin(ReadOnlyAdmin):
     list_display = (
         "public_id",
         "conversation_and_context",
-        "trigger",
         "status_badge",
         "started",
         "duration",
@@ -79,7 +78,9 @@ class CompactionAdmin(ReadOnlyAdmin):
 
     @admin.display(description="status", ordering="status")
     def status_badge(self, obj: Compaction) -> str:
-        return display.status_badge(obj.status)
+        """The status, its trigger below (one column in the list: the public ``cmp_…`` id needs
+        the room the trigger's own column took)."""
+        return format_html("{}<br>{}", display.status_badge(obj.status), _quiet(obj.trigger))
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Compaction]:
         # The summary block's seq (shown as "seq N") without its text, payload or meta.
