@@ -218,6 +218,7 @@ def test_mcp_server_lists_the_tools_with_schemas_and_maps_service_errors():
             "timeline_render",
             "timeline_record_reply",
             "timeline_record_tool_results",
+            "timeline_revert_compaction",
         }
         assert tools["timeline_record_reply"].input_schema["required"] == ["response"]
         assert tools["timeline_hide"].input_schema["required"] == ["path", "replacement_text"]

@@ -84,4 +84,6 @@ def test_the_typescript_client_builds_typechecks_and_passes_its_suite_against_th
         check=False,
     )
     assert run.returncode == 0, run.stdout + run.stderr
-    assert re.fullmatch(r"\d+ visible tokens in 3 messages\n", run.stdout), run.stdout  # ends with continue_text
+    assert re.fullmatch(r"\d+ visible tokens in 3 messages\n", run.stdout), (
+        run.stdout
+    )  # ends with continue_text
