@@ -62,8 +62,11 @@ def test_every_integrations_example_runs(live: Live, tmp_path: Path):
             "timeline_search",
             "timeline_hide",
             "timeline_unhide",
+            "timeline_revert_compaction",
             "timeline_sources",
             "timeline_render",
+            "timeline_record_reply",
+            "timeline_record_tool_results",
         ]
     )
     text = "\n".join(out)
@@ -76,7 +79,7 @@ def test_every_integrations_example_runs(live: Live, tmp_path: Path):
         api.create_conversation(id=config["mcpServers"]["timeline"]["args"][-1])
         api.start_turn("support-42", "Is my order late?", turn_id="turn_1")
     tools = asyncio.run(start_from_config(config, live))
-    assert len(tools) == 6
+    assert len(tools) == 9
 
     with fake_responses_api() as (base_url, requests):
         out = run_example(
