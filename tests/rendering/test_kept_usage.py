@@ -62,7 +62,8 @@ def sdk_usages(draw):
         ).model_dump(mode="json", exclude_none=True)
         return {**draw(junk), **usage}
     if kind == "anthropic":
-        five, hour = draw(counts), draw(counts)
+        halves = st.integers(min_value=0, max_value=MAX_TOKENS // 2)  # their sum is a count too
+        five, hour = draw(halves), draw(halves)
         usage = Usage(
             input_tokens=draw(counts),
             output_tokens=draw(counts),
