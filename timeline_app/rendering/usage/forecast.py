@@ -295,8 +295,11 @@ def _common_blocks(a: Checkpoints, b: Sequence[CacheBlock]) -> int:
     return a[low - 1][0] + 1 if low else 0
 
 
-def _openai(request: CacheRequest, state: CacheState, now: datetime, rules: CacheRules) -> Forecast:
-    retention = timedelta(seconds=rules.openai_retention_seconds)
+def _longest_retained_prefix(
+    request: CacheRequest, state: CacheState, now: datetime, retention: timedelta
+) -> tuple[int, int | None]:
+    """Implicit prefix caching (OpenAI before GPT-5.6, Gemini): the tokens of the longest prefix
+    ``request`` shares with a prompt still retained at ``now``, and the index of its last block."""
     blocks = request.blocks
     best = 0
     best_block: int | None = None
@@ -306,6 +309,12 @@ def _openai(request: CacheRequest, state: CacheState, now: datetime, rules: Cach
         common = _common_blocks(prompt, blocks)
         if common and blocks[common - 1].tokens > best:
             best, best_block = blocks[common - 1].tokens, common - 1
+    return best, best_block
+
+
+def _openai(request: CacheRequest, state: CacheState, now: datetime, rules: CacheRules) -> Forecast:
+    retention = timedelta(seconds=rules.openai_retention_seconds)
+    best, best_block = _longest_retained_prefix(request, state, now, retention)
     cached = 0
     if request.input_tokens >= rules.openai_min_tokens and best >= rules.openai_min_tokens:
         steps = (best - rules.openai_min_tokens) // rules.openai_step_tokens
@@ -328,15 +337,7 @@ def _gemini(request: CacheRequest, state: CacheState, now: datetime, rules: Cach
     reach the model's minimum; nothing written, nothing billed for it."""
     retention = timedelta(seconds=rules.gemini_retention_seconds)
     minimum = rules.gemini_minimum(request.model)
-    blocks = request.blocks
-    best = 0
-    best_block: int | None = None
-    for at, prompt in state.prompts:
-        if now - at > retention:
-            continue
-        common = _common_blocks(prompt, blocks)
-        if common and blocks[common - 1].tokens > best:
-            best, best_block = blocks[common - 1].tokens, common - 1
+    best, best_block = _longest_retained_prefix(request, state, now, retention)
     cached = best if request.input_tokens >= minimum and best >= minimum else 0
     return Forecast(
         provider="google",
