@@ -10,6 +10,7 @@ from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 from django.http import HttpResponse
+from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 from rest_framework.test import APIClient
 from timeline_client import TimelineClient
@@ -19,7 +20,10 @@ from timeline_app.services.api_keys import api_key_create
 from timeline_app.services.conversations import conversation_create
 
 # `make test-fast` (HYPOTHESIS_PROFILE=dev): fewer examples; tests/budget.py scales the explicit counts.
-hypothesis_settings.register_profile("dev", max_examples=10)
+# The inner loop runs on shared, loaded machines, where data generation alone can pass Hypothesis'
+# too-slow threshold (tests/rendering/test_meta_caps.py failed it in 2 of 3 runs at load 12): that
+# says how busy the machine is, not that a test is wrong. `make test` keeps the health check.
+hypothesis_settings.register_profile("dev", max_examples=10, suppress_health_check=[HealthCheck.too_slow])
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 if "MUTANT_UNDER_TEST" in os.environ:  # under mutmut: a cloned test database per forked session
