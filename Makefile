@@ -52,7 +52,7 @@ test-rls: $(STAMP)
 # The inner loop (docs/testing.md): the pure core and the fast unit tests on an in-memory SQLite
 # database, no service started, property tests on fewer examples (Hypothesis profile "dev").
 # Under a minute; `make test` stays the gate.
-FAST_TESTS := tests/rendering tests/compaction tests/test_layering.py tests/services/test_block_values.py \
+FAST_TESTS := tests/domain tests/rendering tests/compaction tests/test_layering.py tests/services/test_block_values.py \
 	tests/services/test_collector_paused.py tests/api/contexts/test_strategies.py tests/client/test_retries.py
 
 test-fast: $(STAMP)

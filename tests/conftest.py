@@ -21,7 +21,7 @@ from timeline_app.services.conversations import conversation_create
 
 # `make test-fast` (HYPOTHESIS_PROFILE=dev): fewer examples; tests/budget.py scales the explicit counts.
 # The inner loop runs on shared, loaded machines, where data generation alone can pass Hypothesis'
-# too-slow threshold (tests/rendering/test_meta_caps.py failed it in 2 of 3 runs at load 12): that
+# too-slow threshold (tests/domain/test_meta_caps.py failed it in 2 of 3 runs at load 12): that
 # says how busy the machine is, not that a test is wrong. `make test` keeps the health check.
 hypothesis_settings.register_profile("dev", max_examples=10, suppress_health_check=[HealthCheck.too_slow])
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
