@@ -13,7 +13,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "docs" / "examples"
 README = ROOT / "README.md"
-PAGES = [README, ROOT / "clients" / "python" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+REFERENCE = [README, ROOT / "clients" / "python" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+# Dated measurement reports (docs/reports/): what was measured on a date, quoted by a reference page.
+REPORTS = sorted((ROOT / "docs" / "reports").glob("*.md"))
+PAGES = [*REFERENCE, *REPORTS]
 # The pages whose Python blocks are excerpts of an example file (the other pages' blocks sketch
 # an API or a setting and are not meant to run on their own).
 EXCERPTING = [README, ROOT / "clients" / "python" / "README.md", ROOT / "docs" / "client.md"]
@@ -46,6 +49,23 @@ def test_every_relative_link_resolves(page: Path):
         and not target.startswith("#")
         and not (page.parent / target.split("#", 1)[0]).exists()
     ]
+    assert broken == []
+
+
+def heading_anchor(heading: str) -> str:
+    """GitHub's anchor for a Markdown heading: lower case, punctuation dropped, spaces as dashes."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(ROOT)))
+def test_every_link_to_a_heading_names_one(page: Path):
+    targets = re.findall(r"\]\(([^)\s:]*\.md)?#([^)\s]+)\)", page.read_text(encoding="utf-8"))
+    broken = []
+    for path, anchor in targets:
+        target = page.parent / path if path else page
+        text = re.sub(r"^```.*?^```", "", target.read_text(encoding="utf-8"), flags=re.S | re.M)
+        if anchor not in {heading_anchor(h) for h in re.findall(r"^#+ (.*)$", text, flags=re.M)}:
+            broken.append(f"{path}#{anchor}")
     assert broken == []
 
 
