@@ -120,3 +120,14 @@ def test_the_readme_names_every_package_make_test_installs_with_apt():
     setup = text[: text.index("## What it is")]
     assert "apt-get" in setup
     assert [package for package, name in named.items() if name not in setup] == []
+
+
+# "2,760 tests", "about 550\n  tests", "374 passed", "298 pass": a count of the suite goes stale with
+# the next test written. Figures that are not test counts ("0 errors", "10 examples") do not match;
+# dated reports (docs/reports/) may record what a run counted.
+TEST_COUNT = re.compile(r"\b\d[\d,]*\s+(?:tests?|passed|pass|failed)\b")
+
+
+@pytest.mark.parametrize("page", REFERENCE, ids=lambda page: str(page.relative_to(ROOT)))
+def test_no_reference_page_counts_the_tests(page: Path):
+    assert TEST_COUNT.findall(page.read_text(encoding="utf-8")) == []
