@@ -169,7 +169,7 @@ def conversation_delete(*, conversation: Conversation) -> int:
     after it (they then answer 404), then its contexts' rows (writers that insert without the
     conversation lock, like a compaction's claim, fail their foreign key check after it instead
     of leaving an orphan). The rows then go by one ``DELETE`` per table, never loaded into memory:
-    the time is that of the deletes, whatever the writers do (docs/architecture.md).
+    the time is that of the deletes, whatever the writers do (docs/transactions.md).
     """
     with transaction.atomic(savepoint=False):
         locked = Conversation.objects.select_for_update().filter(pk=conversation.pk).values_list("pk").first()
