@@ -1,9 +1,5 @@
-"""Reads, with exactly the rows and columns their callers need (HackSoft style, keyword-only).
-
-Callers write ``selectors.<name>``; the functions live in one module per noun: ``conversations``
-(keys, conversations, contexts' rows), ``blocks`` (window, tokens, paths, sources, search),
-``contexts`` (messages and views of named contexts) and ``renders`` (the render history).
-"""
+"""Reads, with exactly the rows their callers need (keyword-only; callers write
+``selectors.<name>``). Its modules: docs/architecture.md "Packages"."""
 
 from timeline_app.selectors.blocks import (
     active_plan,
