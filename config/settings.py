@@ -355,7 +355,7 @@ TIMELINE_MAX_CONTEXTS_PER_CONVERSATION = env.int("TIMELINE_MAX_CONTEXTS_PER_CONV
 TIMELINE_MAX_SEARCH_RESULTS = env.int("TIMELINE_MAX_SEARCH_RESULTS", default=50)
 TIMELINE_MAX_JSON_DEPTH = env.int("TIMELINE_MAX_JSON_DEPTH", default=32)
 # A block's or source's `meta`: bytes of its canonical JSON (a stored OpenAI message not counted),
-# object keys at every level, nesting levels (rendering.meta).
+# object keys at every level, nesting levels (domain.meta).
 TIMELINE_MAX_META_BYTES = env.int("TIMELINE_MAX_META_BYTES", default=64 * 1024)
 TIMELINE_MAX_META_KEYS = env.int("TIMELINE_MAX_META_KEYS", default=1_000)
 TIMELINE_MAX_META_DEPTH = env.int("TIMELINE_MAX_META_DEPTH", default=10)

@@ -49,7 +49,7 @@ PATH_SYNTAX = f"^(ar|fi|tc|su|so):[^{PYTHON_WHITESPACE}]{{1,1000}}$"
 
 def check_storable(value: Any) -> None:
     """Every string in ``value`` (object keys too) can be stored: no NUL, no lone surrogate (the
-    rule of ``rendering.message_validation.storable_problems``, as a field validation error)."""
+    rule of ``domain.message_validation.storable_problems``, as a field validation error)."""
     problems = storable_problems(value)
     if problems:
         raise serializers.ValidationError(sorted(set(problems.values())))
@@ -91,7 +91,7 @@ class StrictDictField(serializers.DictField):
 
 
 class MetaField(StrictDictField):
-    """A stored ``meta`` object, capped in bytes, keys and depth (``rendering.meta``), checked before
+    """A stored ``meta`` object, capped in bytes, keys and depth (``domain.meta``), checked before
     its members are validated one by one."""
 
     def to_internal_value(self, data: Any) -> dict[str, Any]:

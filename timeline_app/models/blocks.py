@@ -20,7 +20,7 @@ INDEXED_TYPES = tuple(sorted({b.TURN_HEADER, b.PLAN, b.SUMMARY, *MESSAGE_BLOCK_T
 
 def effective_tokens(prefix: str = "") -> Case:
     """What a stored block costs in a render: its replacement text's tokens once hidden (the
-    database side of ``rendering.blocks.Block.effective_tokens``). ``prefix`` reaches the block
+    database side of ``domain.blocks.Block.effective_tokens``). ``prefix`` reaches the block
     through a relation (``"summary_block__"``)."""
     return Case(
         When(**{f"{prefix}hidden": True}, then=F(f"{prefix}replacement_tokens")),
@@ -46,7 +46,7 @@ VALUE_FIELDS = (
     "tokens",
     "replacement_tokens",
 )
-"""The columns of a block the pure core reads, in ``rendering.blocks.Block``'s field order."""
+"""The columns of a block the pure core reads, in ``domain.blocks.Block``'s field order."""
 
 
 def block_value(*columns: Any) -> BlockValue:

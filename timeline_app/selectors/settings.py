@@ -2,7 +2,7 @@
 
 A conversation's stored overrides were valid when written; one that no longer validates (a range
 narrowed, a key dropped, a row edited by hand) is replaced by its default and the others still
-apply (``rendering.settings.resolve_stored``). It is logged once per process and conversation, and
+apply (``domain.settings.resolve_stored``). It is logged once per process and conversation, and
 a render reports it in ``ignored_settings``. Render, the compact task, the sweep and the admin
 all read settings through here.
 """

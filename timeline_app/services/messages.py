@@ -32,7 +32,7 @@ from timeline_app.services.conversations import timeline_lock
 
 def parse_messages(raw: Any, *, now: datetime | None = None) -> list[NewMessage]:
     """Validate a list of OpenAI chat messages against the configured limits (InvalidInput): the
-    meta each would be stored with is capped like any block's (``rendering.meta``)."""
+    meta each would be stored with is capped like any block's (``domain.meta``)."""
     messages = parse_message_list(
         raw,
         now_iso=iso_utc(now or timezone.now()),
