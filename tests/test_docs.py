@@ -169,7 +169,15 @@ def test_every_design_citation_in_the_code_names_a_section_of_the_design_page():
     numbers = {heading.split(".", 1)[0] for heading in headings if heading[0].isdigit()}
     sources = [
         path
-        for folder in ("timeline_app", "compaction", "config", "tests", "clients/python", "docs")
+        for folder in (
+            "timeline_app",
+            "timeline_bench",
+            "compaction",
+            "config",
+            "tests",
+            "clients/python",
+            "docs",
+        )
         for path in (ROOT / folder).rglob("*")
         if path.suffix in {".py", ".md", ".html", ".ts"}
         and "reports" not in path.parts
