@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from compaction.digest import build_digest
-from compaction.planner import build_summary_block, plan_at_cut, plan_compaction
+from compaction.planner import plan_at_cut, plan_compaction
+from compaction.summary.block import build_summary_block
 from tests.builders import Stream
 from timeline_app.domain.blocks import TOOL_CALL, TOOL_RESULT, TURN_HEADER, USER_PROMPT, Block
 from timeline_app.domain.settings import RenderSettings

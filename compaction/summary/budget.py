@@ -6,8 +6,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from compaction import summary_sections as sections
-from compaction.summarizers.extract import (
+from compaction.summary import sections
+from compaction.summary.extract import (
     ARTIFACT_LINE,
     LABEL,
     MIN_REQUEST_WORDS,

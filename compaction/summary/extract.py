@@ -10,8 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from compaction import summary_sections as sections
-from compaction.summarizers import shapes
+from compaction.summary import sections, shapes
 from timeline_app.domain.blocks import ASSISTANT_COMPLETION, TOOL_CALL, TOOL_RESULT, USER_ATTACHMENT, Block
 from timeline_app.domain.text import ellipsize, one_line
 
@@ -224,7 +223,7 @@ def artifacts_of(block: Block) -> list[tuple[str, str]]:
     path-like value under a key such as ``path`` or ``file``; the action: :func:`tool_action`); a
     tool's result or the assistant's text on the objects, files and tables a line names with an
     action verb (``upload: ./x.parquet to s3://bucket/x.parquet``: see
-    :func:`compaction.summarizers.shapes.artifacts_in_text`)."""
+    :func:`compaction.summary.shapes.artifacts_in_text`)."""
     if block.type == USER_ATTACHMENT and block.path:
         return [(block.path, "attached")]
     if block.type in (TOOL_RESULT, ASSISTANT_COMPLETION):
@@ -260,7 +259,7 @@ def salient_texts(block: Block) -> tuple[str, str]:
 def error_of(block: Block) -> str | None:
     """The line that states the error a block reports, or None: a tool result flagged
     ``status: error`` (its error line, else its start) or whose stored text has an error's shape (see
-    :data:`compaction.summarizers.shapes.ERROR_RULES`); an assistant's text with a strong shape
+    :data:`compaction.summary.shapes.ERROR_RULES`); an assistant's text with a strong shape
     (an HTTP status, an exception, a failing test, a non-zero exit)."""
     # The stored text, not a pruned or hidden block's preview: it may cut the line that says it
     # (a traceback's last line); the block is compacted either way.
@@ -321,7 +320,7 @@ def identifier_lines(
 ) -> list[str]:
     """The "Key identifiers" lines: every identifier of the previous lines and of the blocks' texts
     (hidden ones: their replacement text), best ranked first (see
-    :func:`compaction.summary_sections.rank_identifiers`; the previous summary counts as the oldest
+    :func:`compaction.summary.sections.rank_identifiers`; the previous summary counts as the oldest
     text). A previous line is kept verbatim, at the rank of its best identifier. ``found``: the
     identifiers of each block's visible text when the caller has them already."""
     per_block = found if found is not None else [sections.identifiers_in(visible_text(b)) for b in blocks]

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from compaction import summary_sections as sections
-from compaction.summarizers.base import Purpose
-from compaction.summarizers.budget import (
+from compaction.summary import sections
+from compaction.summary.base import Purpose
+from compaction.summary.budget import (
     PREVIOUS_AGE,
     Lines,
     artifact_lines,
@@ -18,7 +18,7 @@ from compaction.summarizers.budget import (
     is_acknowledgement,
     protected_requests,
 )
-from compaction.summarizers.extract import (
+from compaction.summary.extract import (
     LABEL,
     LINE_CHARS,
     constraint_sentences,
@@ -36,7 +36,7 @@ from timeline_app.domain.text import one_line
 
 @dataclass(frozen=True)
 class ExtractiveSummarizer:
-    """Deterministic extractive summary in the sections of :mod:`compaction.summary_sections`:
+    """Deterministic extractive summary in the sections of :mod:`compaction.summary.sections`:
     the previous summary's lines first (per section, whichever summarizer wrote it), user requests
     verbatim (whitespace collapsed, at most 600 characters each; short follow-ups left out), the
     user's standing instructions verbatim (sentences with a cue such as always, never, only, must,
