@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from compaction.cutpoint import WindowIndex
 from timeline_app.domain.blocks import SUMMARY, THINKING, Block
 from timeline_app.domain.settings import RenderSettings
-from timeline_app.rendering.pipeline import continued_turn_header
+from timeline_app.rendering.continued_header import continued_header_tokens
 
 
 @dataclass(frozen=True)
@@ -83,9 +83,8 @@ def rendered_tokens(window: Sequence[Block]) -> int:
     """The tokens a render of ``window`` shows (its ``tokens.visible``, no contribution filters):
     every block at its effective tokens (a block's header and ``[path: …]`` lines are in its
     tokens, the summary's too) plus the ``[TURN …] (continued)`` header the render adds before
-    the first retained block when the window starts mid-turn (``continued_turn_header``)."""
-    header = continued_turn_header(window)
-    return visible_tokens(window) + (header.tokens if header is not None else 0)
+    the first retained block when the window starts mid-turn (``rendering.continued_header``)."""
+    return visible_tokens(window) + continued_header_tokens(window)
 
 
 def tokens_after(plan: CompactionPlan, *, summary: Block, retained_tokens: int) -> int:
@@ -94,13 +93,8 @@ def tokens_after(plan: CompactionPlan, *, summary: Block, retained_tokens: int) 
     whose later block is the cut), and the retained blocks. ``retained_tokens`` is what the
     retained blocks cost now (the shell counts blocks contributed since the plan too); the header
     depends only on the summary and the first retained block, which never change."""
-    header = continued_turn_header([summary, plan.retained[0]]) if plan.retained else None
-    return (
-        plan.system_tokens
-        + summary.effective_tokens
-        + (header.tokens if header is not None else 0)
-        + retained_tokens
-    )
+    header = continued_header_tokens([summary, plan.retained[0]]) if plan.retained else 0
+    return plan.system_tokens + summary.effective_tokens + header + retained_tokens
 
 
 @dataclass(frozen=True)
@@ -161,7 +155,7 @@ def _previous_covered(previous: Block | None) -> list[str]:
     return [t for t in covered if isinstance(t, str) and t]
 
 
-def _continued_header_tokens(index: WindowIndex, cut: int, prefix_start: int) -> int:
+def _split_header_tokens(index: WindowIndex, cut: int, prefix_start: int) -> int:
     """The ``(continued)`` header a split cut makes the render add (as ``build_summary_block``
     will describe the split: its turn and the turn's start time)."""
     if prefix_start == cut:
@@ -172,8 +166,7 @@ def _continued_header_tokens(index: WindowIndex, cut: int, prefix_start: int) ->
         "split_turn_id": first.turn_id,
         "split_turn_ts": index.window[prefix_start].ts,
     }
-    header = continued_turn_header([Block(seq=0, type=SUMMARY, meta=split_meta), first])
-    return header.tokens if header is not None else 0
+    return continued_header_tokens([Block(seq=0, type=SUMMARY, meta=split_meta), first])
 
 
 def _estimate(index: WindowIndex, cut: int, *, system_tokens: int, settings: RenderSettings) -> int:
@@ -183,7 +176,7 @@ def _estimate(index: WindowIndex, cut: int, *, system_tokens: int, settings: Ren
         system_tokens
         + settings.summary_max_tokens
         + (settings.split_prefix_max_tokens if split else 0)
-        + _continued_header_tokens(index, cut, prefix_start)
+        + _split_header_tokens(index, cut, prefix_start)
         + index.suffix_tokens[cut]
     )
 
