@@ -1,14 +1,15 @@
-"""Summarizers behind one protocol (pure package: no Django, no ``anthropic``, no I/O).
+"""The summary rule, in one package (pure: no Django, no I/O; only the two adapters import an SDK).
 
-* :class:`ExtractiveSummarizer` (``extractive``: what it takes from a block in ``extract``, how
-  its lines are cut to the budget in ``budget``): deterministic, offline and fast — the embedded
-  default and the fallback whenever an LLM summarizer fails.
-* :class:`compaction.summary.anthropic.AnthropicSummarizer` and
-  :class:`compaction.summary.openai.OpenAISummarizer` (separate modules) call an LLM.
+* ``sections``: the one section list every summarizer writes and reads back; ``block``: the stored
+  ``conv.range.summary`` block; ``base``: the :class:`Summarizer` protocol and the transcript.
+* ``extractive``: :class:`ExtractiveSummarizer` — deterministic, offline and fast, the embedded
+  default and the fallback (``fallback``) whenever an LLM summarizer fails. It reads each block
+  through its cue rules (``cues``), what it takes from a block (``extract``), errors and artifacts
+  by shape (``shapes``), and cuts its lines to the budget (``budget``).
+* ``anthropic`` / ``openai``: the LLM summarizers (imported lazily, by the shell), asked by ``prompt``.
 
 All are *progressive* (seed 002): they receive the previous summary's text and fold it into the
-new one, so a chain of compactions keeps the earliest goals and paths. The section list they write
-is :mod:`compaction.summary.sections`.
+new one, so a chain of compactions keeps the earliest goals and paths.
 """
 
 from compaction.summary.base import Purpose, Summarizer, SummarizerError, transcript

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from compaction.summary import ExtractiveSummarizer, shapes
-from compaction.summary.budget import is_acknowledgement
+from compaction.summary.cues import is_acknowledgement
 from compaction.summary.extract import (
     constraint_sentences,
     decision_sentences,
