@@ -13,7 +13,7 @@ The rules, in order:
 3. Walk backward from the end accumulating the effective tokens of message blocks until the sum
    reaches ``keep_recent_tokens``; take the first candidate at or after that index; then backtrack
    over non-message blocks, stopping just after a message block or a summary.
-4. A turn start (:func:`is_turn_start`) is a ``turn.header``, a ``user.prompt`` or any block authored
+4. A turn start (:func:`timeline_app.domain.blocks.is_turn_start`) is a ``turn.header``, a ``user.prompt`` or any block authored
    by ``user``. A cut elsewhere splits its turn (see :mod:`compaction.planner`).
 5. Thinking (ours, DESIGN "Native formats and reasoning"): a ``react.thinking`` block is never a
    candidate (it counts towards the budget like a message block), and a cut never separates it
@@ -39,6 +39,7 @@ from timeline_app.domain.blocks import (
     TURN_HEADER,
     USER_PROMPT,
     Block,
+    is_turn_start,
 )
 
 _ACCEPTED_TYPES = frozenset({USER_PROMPT, ASSISTANT_COMPLETION, TOOL_CALL, TURN_HEADER})
@@ -64,11 +65,6 @@ def is_message_block(block: Block) -> bool:
     if block.type in (TOOL_RESULT, THINKING):
         return True
     return is_cut_point_block(block)
-
-
-def is_turn_start(block: Block) -> bool:
-    """Seed 002 rule 4: a turn header, a user prompt or any user-authored block."""
-    return block.type in (TURN_HEADER, USER_PROMPT) or block.author == "user"
 
 
 def first_content_index(window: Sequence[Block]) -> int:

@@ -10,12 +10,11 @@ keep first-appearance order (the previous digest's entries first), ``tool_call_i
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from timeline_app.domain.blocks import TOOL_RESULT, Block
 
-DIGEST_KEYS = ("artifacts", "tool_outputs", "memsearch", "hidden", "tool_call_ids", "paths")
 JSON_MIME = "application/json"
 
 
@@ -98,6 +97,10 @@ class Digest:
     hidden: list[dict[str, Any]] = field(default_factory=list)
     tool_call_ids: list[str] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
+
+
+#: The digest's keys, in the order :func:`build_digest` writes them and the admin shows them.
+DIGEST_KEYS = tuple(f.name for f in fields(Digest))
 
 
 def read_digest(value: Any) -> Digest:

@@ -4,7 +4,8 @@ Seed 002 "When Compaction Runs", "What Exactly Gets Summarized" and "What Compac
 DESIGN §4: "never return a context over max_tokens when a smaller valid one exists".
 
 The planner never calls a summarizer: it returns a :class:`CompactionPlan`, the shell summarizes
-``summarized`` (and ``split_prefix``) and stores the dict from :func:`build_summary_block`.
+``summarized`` (and ``split_prefix``) and stores the dict from
+:func:`compaction.summary.block.build_summary_block`.
 """
 
 from __future__ import annotations
@@ -13,15 +14,11 @@ import math
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from compaction.cutpoint import WindowIndex
-from compaction.summary_sections import SPLIT_TURN_HEADING, split_turn_body
-from timeline_app.domain.blocks import SUMMARY, THINKING, Block, summary_path
+from timeline_app.domain.blocks import SUMMARY, THINKING, Block
 from timeline_app.domain.settings import RenderSettings
-from timeline_app.rendering.pipeline import continued_turn_header
-
-SUMMARY_MIME = "text/markdown"
+from timeline_app.rendering.continued_header import continued_header_tokens
 
 
 @dataclass(frozen=True)
@@ -86,9 +83,8 @@ def rendered_tokens(window: Sequence[Block]) -> int:
     """The tokens a render of ``window`` shows (its ``tokens.visible``, no contribution filters):
     every block at its effective tokens (a block's header and ``[path: …]`` lines are in its
     tokens, the summary's too) plus the ``[TURN …] (continued)`` header the render adds before
-    the first retained block when the window starts mid-turn (``continued_turn_header``)."""
-    header = continued_turn_header(window)
-    return visible_tokens(window) + (header.tokens if header is not None else 0)
+    the first retained block when the window starts mid-turn (``rendering.continued_header``)."""
+    return visible_tokens(window) + continued_header_tokens(window)
 
 
 def tokens_after(plan: CompactionPlan, *, summary: Block, retained_tokens: int) -> int:
@@ -97,13 +93,8 @@ def tokens_after(plan: CompactionPlan, *, summary: Block, retained_tokens: int) 
     whose later block is the cut), and the retained blocks. ``retained_tokens`` is what the
     retained blocks cost now (the shell counts blocks contributed since the plan too); the header
     depends only on the summary and the first retained block, which never change."""
-    header = continued_turn_header([summary, plan.retained[0]]) if plan.retained else None
-    return (
-        plan.system_tokens
-        + summary.effective_tokens
-        + (header.tokens if header is not None else 0)
-        + retained_tokens
-    )
+    header = continued_header_tokens([summary, plan.retained[0]]) if plan.retained else 0
+    return plan.system_tokens + summary.effective_tokens + header + retained_tokens
 
 
 @dataclass(frozen=True)
@@ -164,7 +155,7 @@ def _previous_covered(previous: Block | None) -> list[str]:
     return [t for t in covered if isinstance(t, str) and t]
 
 
-def _continued_header_tokens(index: WindowIndex, cut: int, prefix_start: int) -> int:
+def _split_header_tokens(index: WindowIndex, cut: int, prefix_start: int) -> int:
     """The ``(continued)`` header a split cut makes the render add (as ``build_summary_block``
     will describe the split: its turn and the turn's start time)."""
     if prefix_start == cut:
@@ -175,8 +166,7 @@ def _continued_header_tokens(index: WindowIndex, cut: int, prefix_start: int) ->
         "split_turn_id": first.turn_id,
         "split_turn_ts": index.window[prefix_start].ts,
     }
-    header = continued_turn_header([Block(seq=0, type=SUMMARY, meta=split_meta), first])
-    return header.tokens if header is not None else 0
+    return continued_header_tokens([Block(seq=0, type=SUMMARY, meta=split_meta), first])
 
 
 def _estimate(index: WindowIndex, cut: int, *, system_tokens: int, settings: RenderSettings) -> int:
@@ -186,7 +176,7 @@ def _estimate(index: WindowIndex, cut: int, *, system_tokens: int, settings: Ren
         system_tokens
         + settings.summary_max_tokens
         + (settings.split_prefix_max_tokens if split else 0)
-        + _continued_header_tokens(index, cut, prefix_start)
+        + _split_header_tokens(index, cut, prefix_start)
         + index.suffix_tokens[cut]
     )
 
@@ -311,44 +301,3 @@ def plan_compaction(
         return None
     _, cut, keep = best
     return _build_plan(index, cut, system_tokens=system_tokens, settings=settings, keep_recent_tokens=keep)
-
-
-def build_summary_block(
-    plan: CompactionPlan,
-    *,
-    summary_text: str,
-    split_text: str | None,
-    digest: dict[str, Any],
-    turn_id: str,
-) -> dict[str, Any]:
-    """The fields of the ``conv.range.summary`` block to store for ``plan``.
-
-    ``turn_id`` names the summary (its path is ``su:<turn_id>.conv.range.summary``); the shell
-    usually passes the current turn. The split-turn prefix summary follows under
-    "Turn Context (split turn)", its own title or turn-context heading left out and its sections
-    one level down, so the heading appears once whichever summarizer wrote it.
-    """
-    text = summary_text.rstrip()
-    if plan.is_split:
-        text = f"{text}\n\n{SPLIT_TURN_HEADING}\n{split_turn_body(split_text or '')}"
-    compacted = plan.compacted
-    meta: dict[str, Any] = {
-        "compaction_digest": digest,
-        "covered_turn_ids": list(plan.covered_turn_ids),
-        "first_retained_seq": plan.first_retained_seq,
-        "summarized_seqs": [compacted[0].seq, compacted[-1].seq] if compacted else [],
-    }
-    if plan.split_turn_id is not None:
-        meta["split_turn_id"] = plan.split_turn_id
-        # The split turn's start time, for the "(continued)" header the render shows before the
-        # first retained block (the stored header is compacted).
-        meta["split_turn_ts"] = plan.split_prefix[0].ts if plan.split_prefix else ""
-    return {
-        "type": SUMMARY,
-        "author": "system",
-        "turn_id": turn_id,
-        "path": summary_path(turn_id),
-        "mime": SUMMARY_MIME,
-        "text": text,
-        "meta": meta,
-    }

@@ -20,7 +20,7 @@ from django.db import connection
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from compaction.summarizers import ExtractiveSummarizer
+from compaction.summary import ExtractiveSummarizer
 from tests.factories import SMALL, fill_to
 from tests.services.compaction.helpers import make_timeline, needs_concurrent_db
 from tests.services.compaction.summarizers import use

@@ -64,7 +64,7 @@ def test_compaction_uses_the_conversations_summary_model(owner, monkeypatch):
     ).json()["id"]
     add_turns(Timeline.objects.get(conversation__public_id=conv), 4)
     monkeypatch.setattr(
-        "compaction.openai_summarizer.OpenAISummarizer.summarize",
+        "compaction.summary.openai.OpenAISummarizer.summarize",
         lambda self, **kw: "## Goals / requests\n- x",
     )
     compacted = owner.post(f"/api/v1/conversations/{conv}/compact/", {"force": True, "wait": True})

@@ -10,7 +10,8 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compaction.planner import build_summary_block, compaction_result, plan_compaction
+from compaction.planner import compaction_result, plan_compaction
+from compaction.summary.block import build_summary_block
 from tests.budget import examples
 from tests.builders import Stream
 from timeline_app.domain.blocks import TOOL_CALL, Block, tool_call_path

@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compaction.cutpoint import find_cut_point, is_cut_point_block, is_turn_start
+from compaction.cutpoint import find_cut_point, is_cut_point_block
 from compaction.planner import plan_at_cut, plan_compaction
 from tests.budget import examples
 from tests.compaction.test_cut_point_properties import TYPES, budgets
@@ -20,6 +20,7 @@ from timeline_app.domain.blocks import (
     TURN_HEADER,
     USER_PROMPT,
     Block,
+    is_turn_start,
 )
 from timeline_app.domain.settings import RenderSettings
 

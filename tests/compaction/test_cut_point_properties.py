@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compaction.cutpoint import find_cut_point, is_turn_start
+from compaction.cutpoint import find_cut_point
 from compaction.planner import plan_at_cut, plan_compaction
 from tests.budget import examples
 from timeline_app.domain.blocks import (
@@ -23,6 +23,7 @@ from timeline_app.domain.blocks import (
     USER_ATTACHMENT_META,
     USER_PROMPT,
     Block,
+    is_turn_start,
 )
 from timeline_app.domain.settings import RenderSettings
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from compaction.cutpoint import find_cut_point, is_cut_point_block, is_message_block, is_turn_start
+from compaction.cutpoint import find_cut_point, is_cut_point_block, is_message_block
 from tests.builders import Stream
 from timeline_app.domain.blocks import (
     ASSISTANT_COMPLETION,
@@ -17,6 +17,7 @@ from timeline_app.domain.blocks import (
     USER_ATTACHMENT,
     USER_PROMPT,
     Block,
+    is_turn_start,
 )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
-from compaction.digest import Digest, build_digest, read_digest
+from compaction.digest import DIGEST_KEYS, Digest, build_digest, read_digest
 from timeline_app.domain.blocks import (
     ASSISTANT_COMPLETION,
     TOOL_CALL,
@@ -256,3 +256,8 @@ def test_merging_a_previous_digest_dedupes_each_section_by_its_whole_key() -> No
         {"path": "", "replacement_text": {"k": ["a"]}, "reason": "again"},
         {"path": "", "replacement_text": {"k": ["b"]}},
     ]
+
+
+def test_digest_keys_are_the_keys_build_digest_writes_in_its_order() -> None:
+    assert tuple(build_digest(blocks())) == DIGEST_KEYS
+    assert tuple(asdict(read_digest(None))) == DIGEST_KEYS

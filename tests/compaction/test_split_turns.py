@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from compaction.digest import build_digest
-from compaction.planner import build_summary_block, plan_at_cut, plan_compaction
+from compaction.planner import plan_at_cut, plan_compaction
+from compaction.summary.block import build_summary_block
 from tests.builders import Stream
 from timeline_app.domain.blocks import TOOL_CALL, TOOL_RESULT, TURN_HEADER, USER_PROMPT, Block
 from timeline_app.domain.settings import RenderSettings
-from timeline_app.rendering.pipeline import RenderOptions, continued_turn_header, render_window
+from timeline_app.rendering.continued_header import continued_turn_header
+from timeline_app.rendering.pipeline import RenderOptions, render_window
 
 SETTINGS = RenderSettings(
     max_tokens=2000, threshold=0.5, keep_recent_tokens=300, summary_max_tokens=100, split_prefix_max_tokens=50

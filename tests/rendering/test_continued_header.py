@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from timeline_app.domain.blocks import SUMMARY, Block
-from timeline_app.rendering.pipeline import continued_turn_header
+from timeline_app.rendering.continued_header import continued_turn_header
 
 
 def _window(meta: dict, *, turn: str = "t2") -> list[Block]:

@@ -20,7 +20,7 @@ from django.http import HttpRequest, JsonResponse
 from django.test import Client, override_settings
 from django.urls import include, path
 
-from compaction.summarizers import ExtractiveSummarizer
+from compaction.summary import ExtractiveSummarizer
 from tests import rls_support
 from tests.factories import fill_to
 from tests.services.compaction.helpers import make_timeline

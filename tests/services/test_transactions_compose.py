@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from django.db import transaction
 
-from compaction.summarizers import ExtractiveSummarizer
+from compaction.summary import ExtractiveSummarizer
 from tests.factories import add_turn
 from tests.services.compaction.helpers import make_timeline
 from tests.services.compaction.summarizers import use

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from compaction.digest import DIGEST_KEYS, read_digest
 from timeline_app.admin import display
 from timeline_app.domain import blocks as b
 from timeline_app.domain.text import one_line
@@ -20,10 +21,6 @@ if TYPE_CHECKING:
 DIGEST_ROWS = 100
 PREVIEW_CHARS = 160
 PROMPT_CHARS = 140
-
-
-def _rows(value: Any) -> list[dict[str, Any]]:
-    return [row for row in value if isinstance(row, dict)] if isinstance(value, list) else []
 
 
 def _strings(value: Any) -> list[str]:
@@ -46,29 +43,21 @@ class Capped:
 
 
 def digest_tables(digest: Any) -> dict[str, Capped]:
-    """``meta.compaction_digest`` as table rows, tolerant of missing or malformed keys."""
-    digest = digest if isinstance(digest, dict) else {}
-    outputs = digest.get("tool_outputs")
-    tool_outputs = []
-    if isinstance(outputs, dict):
-        for tool_id in sorted(outputs):
-            for entry in _rows(outputs[tool_id]):
-                tool_outputs.append({"tool_id": tool_id, **entry})
-    memsearch = [
-        {**row, "paths": ", ".join(_strings(row.get("paths")))} for row in _rows(digest.get("memsearch"))
+    """``meta.compaction_digest`` as one table per key (``DIGEST_KEYS``), read through the one
+    tolerant reader, ``compaction.digest.read_digest``; the lists inside a row joined for a cell."""
+    read = read_digest(digest)
+    tables: dict[str, list[Any]] = {key: getattr(read, key) for key in DIGEST_KEYS}
+    tables["tool_outputs"] = [
+        {"tool_id": tool_id, **entry}
+        for tool_id in sorted(read.tool_outputs)
+        for entry in read.tool_outputs[tool_id]
     ]
-    artifacts = [
+    tables["memsearch"] = [{**row, "paths": ", ".join(_strings(row.get("paths")))} for row in read.memsearch]
+    tables["artifacts"] = [
         {**row, "sources_used": ", ".join(str(s) for s in row.get("sources_used") or [])}
-        for row in _rows(digest.get("artifacts"))
+        for row in read.artifacts
     ]
-    return {
-        "artifacts": Capped.of(artifacts),
-        "tool_outputs": Capped.of(tool_outputs),
-        "memsearch": Capped.of(memsearch),
-        "hidden": Capped.of(_rows(digest.get("hidden"))),
-        "tool_call_ids": Capped.of(_strings(digest.get("tool_call_ids"))),
-        "paths": Capped.of(_strings(digest.get("paths"))),
-    }
+    return {key: Capped.of(rows) for key, rows in tables.items()}
 
 
 @dataclass

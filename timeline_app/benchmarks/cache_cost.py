@@ -25,7 +25,7 @@ from typing import Any
 
 from django.test import override_settings
 
-from compaction.summarizers import ExtractiveSummarizer
+from compaction.summary import ExtractiveSummarizer
 from timeline_app.benchmarks import provider_sim
 from timeline_app.benchmarks.common import scratch_tenant, scratch_timeline
 from timeline_app.domain import blocks as b

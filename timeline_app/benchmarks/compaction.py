@@ -16,7 +16,7 @@ from typing import Any
 
 from django.conf import settings
 
-from compaction.summarizers import ExtractiveSummarizer, Summarizer
+from compaction.summary import ExtractiveSummarizer, Summarizer
 from timeline_app import selectors
 from timeline_app.benchmarks.common import scratch_tenant, scratch_timeline, synthetic_turn
 from timeline_app.domain.contributions import NewBlock

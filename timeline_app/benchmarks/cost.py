@@ -28,7 +28,7 @@ from django.core.wsgi import get_wsgi_application
 from django.test import override_settings
 from timeline_client import TimelineClient, UsageForecast
 
-from compaction.anthropic_summarizer import AnthropicSummarizer
+from compaction.summary.anthropic import AnthropicSummarizer
 from timeline_app.benchmarks import provider_sim
 from timeline_app.benchmarks.common import in_process_base_url, scratch_tenant
 from timeline_app.models import Compaction, RenderUsage

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from compaction.planner import plan_compaction
-from compaction.summarizers import ExtractiveSummarizer
+from compaction.summary import ExtractiveSummarizer
 from timeline_app import selectors, tenancy
 from timeline_app.benchmarks import render as render_at_scale
 from timeline_app.benchmarks.common import (

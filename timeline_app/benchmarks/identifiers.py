@@ -14,8 +14,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from compaction.digest import build_digest
-from compaction.planner import CompactionPlan, build_summary_block, plan_at_cut
-from compaction.summarizers import ExtractiveSummarizer, Summarizer
+from compaction.planner import CompactionPlan, plan_at_cut
+from compaction.summary import ExtractiveSummarizer, Summarizer
+from compaction.summary.block import build_summary_block
 from timeline_app.domain import blocks as b
 from timeline_app.domain.blocks import Block
 from timeline_app.domain.costs import block_tokens

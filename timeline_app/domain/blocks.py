@@ -107,6 +107,13 @@ _FIELD_NAMES = tuple(f.name for f in fields(Block))
 _HIDE_FIELDS = frozenset({"hidden", "replacement_text", "hidden_reason", "replacement_tokens"})
 
 
+def is_turn_start(block: Block) -> bool:
+    """Seed 002 (cut-point rule 4): a turn starts at a ``turn.header``, a ``user.prompt`` or any
+    block the user authored. The cut points (a split turn's prefix) and the cache points (the
+    current turn) read it."""
+    return block.type in (TURN_HEADER, USER_PROMPT) or block.author == "user"
+
+
 def turn_header_path(turn_id: str) -> str:
     return f"ar:{turn_id}.turn.header"
 

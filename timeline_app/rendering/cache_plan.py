@@ -30,10 +30,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from timeline_app.domain.blocks import TURN_HEADER, Block
+from timeline_app.domain.blocks import TURN_HEADER, Block, is_turn_start
 from timeline_app.domain.settings import RenderSettings
 
-from .cache_points import assign_rounds, cache_point_indices, is_turn_start
+from .cache_points import assign_rounds, cache_point_indices
 
 ONE_HOUR = 3600
 OPENAI_TTL_SECONDS = {"30m": 1800, "12h": 43_200}

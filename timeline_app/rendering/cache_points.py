@@ -22,15 +22,11 @@ from timeline_app.domain.blocks import (
     USER_ATTACHMENT_META,
     USER_PROMPT,
     Block,
+    is_turn_start,
 )
 from timeline_app.domain.settings import RenderSettings
 
 MAX_CACHE_POINTS = 3
-
-
-def is_turn_start(block: Block) -> bool:
-    """Seed 002 §4: ``turn.header``, ``user.prompt`` or any block authored by the user."""
-    return block.type in (TURN_HEADER, USER_PROMPT) or block.author == "user"
 
 
 def _is_user_side(block: Block) -> bool:

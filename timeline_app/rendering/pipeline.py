@@ -10,14 +10,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from timeline_app.domain.block_text import CONTINUED_META, block_text
-from timeline_app.domain.blocks import SUMMARY, THINKING, TURN_HEADER, USER_PROMPT, Block, turn_header_path
+from timeline_app.domain.block_text import block_text
+from timeline_app.domain.blocks import SUMMARY, THINKING, TURN_HEADER, USER_PROMPT, Block
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.domain.thinking import is_own_thinking, readable_text, renders_in
 from timeline_app.domain.tokens import count_text_tokens
 
 from .cache_plan import marker_style
 from .cache_points import cache_point_indices
+from .continued_header import with_continued_header
 from .formats import (
     FORMATS,
     Format,
@@ -107,52 +108,6 @@ def filter_contributions(
                 continue
         kept.append(block)
     return kept
-
-
-def _summarized_turns(summary: Block) -> set[str]:
-    covered = summary.meta.get("covered_turn_ids")
-    turns = {t for t in covered if isinstance(t, str)} if isinstance(covered, list) else set()
-    split = summary.meta.get("split_turn_id")
-    if isinstance(split, str):
-        turns.add(split)
-    return turns
-
-
-def continued_turn_header(blocks: Sequence[Block]) -> Block | None:
-    """The header a window that starts mid-turn renders before its first retained block.
-
-    When the first block after the latest summary belongs to a turn that summary covers (a
-    split cut, or a cut on a later user block of the turn) and is not that turn's header, the
-    stored header was compacted: the render shows ``[TURN <id>] ts=<ts> (continued)`` instead.
-    Nothing is stored; the text depends only on stored values (the summary's ``split_turn_ts``,
-    else the first retained block's ``ts``), so the render stays byte-stable.
-    """
-    latest = next((i for i in range(len(blocks) - 1, -1, -1) if blocks[i].type == SUMMARY), None)
-    if latest is None or latest + 1 >= len(blocks):
-        return None
-    summary, first = blocks[latest], blocks[latest + 1]
-    if not first.turn_id or first.type == TURN_HEADER or first.turn_id not in _summarized_turns(summary):
-        return None
-    ts = summary.meta.get("split_turn_ts") if summary.meta.get("split_turn_id") == first.turn_id else None
-    header = Block(
-        seq=first.seq,
-        type=TURN_HEADER,
-        turn_id=first.turn_id,
-        author="system",
-        ts=ts if isinstance(ts, str) and ts else first.ts,
-        path=turn_header_path(first.turn_id),
-        meta={CONTINUED_META: True},
-    )
-    return replace(header, tokens=count_text_tokens(block_text(header)))
-
-
-def with_continued_header(blocks: Sequence[Block]) -> list[Block]:
-    """``blocks`` with :func:`continued_turn_header` inserted before the first retained block."""
-    header = continued_turn_header(blocks)
-    if header is None:
-        return list(blocks)
-    at = next(i for i in range(len(blocks) - 1, -1, -1) if blocks[i].type == SUMMARY) + 1
-    return [*blocks[:at], header, *blocks[at:]]
 
 
 def tail_texts(

@@ -17,7 +17,7 @@ from datetime import datetime
 from django.utils import timezone
 
 from compaction.planner import visible_tokens
-from compaction.summarizers import Summarizer
+from compaction.summary import Summarizer
 from timeline_app import metrics, selectors, signals
 from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.domain.settings import RenderSettings

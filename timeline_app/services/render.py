@@ -21,7 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from compaction.planner import needs_compaction, plan_compaction
-from compaction.summarizers import Summarizer
+from compaction.summary import Summarizer
 from timeline_app import metrics, selectors
 from timeline_app.domain.block_text import stable_json
 from timeline_app.domain.blocks import Block as BlockValue

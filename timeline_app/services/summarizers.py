@@ -18,8 +18,9 @@ from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from compaction.digest import build_digest
-from compaction.planner import CompactionPlan, build_summary_block, summarizable
-from compaction.summarizers import ExtractiveSummarizer, Summarizer, SummaryOutcome, summarize_with_fallback
+from compaction.planner import CompactionPlan, summarizable
+from compaction.summary import ExtractiveSummarizer, Summarizer, SummaryOutcome, summarize_with_fallback
+from compaction.summary.block import build_summary_block
 from timeline_app.domain.costs import block_tokens
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.domain.times import iso_utc
@@ -39,7 +40,7 @@ def configured_summarizer(*, model: str | None = None) -> Summarizer:
         warn_if_retired(model or settings.TIMELINE_SUMMARY_MODEL, where="summary model")
     if settings.TIMELINE_SUMMARIZER == "anthropic":
         # Lazy: the anthropic SDK is heavy and only needed when this summarizer is configured.
-        from compaction.anthropic_summarizer import AnthropicSummarizer
+        from compaction.summary.anthropic import AnthropicSummarizer
 
         return AnthropicSummarizer(
             api_key=settings.ANTHROPIC_API_KEY,
@@ -48,7 +49,7 @@ def configured_summarizer(*, model: str | None = None) -> Summarizer:
             timeout=settings.TIMELINE_ANTHROPIC_TIMEOUT_SECONDS,
         )
     if settings.TIMELINE_SUMMARIZER == "openai":
-        from compaction.openai_summarizer import OpenAISummarizer
+        from compaction.summary.openai import OpenAISummarizer
 
         return OpenAISummarizer(
             api_key=settings.OPENAI_API_KEY,

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from compaction.planner import CompactionPlan
-from compaction.summary_prompt import CachedPrefix
+from compaction.summary.prompt import CachedPrefix
 from timeline_app import metrics, selectors
 from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.domain.settings import RenderSettings

@@ -17,9 +17,8 @@ from timeline_app.benchmarks.sdk_types import sdk_type_errors
 from timeline_app.benchmarks.timelines import random_timeline, with_thinking
 from timeline_app.domain import blocks as b
 from timeline_app.domain.block_text import stable_json
-from timeline_app.domain.blocks import Block
+from timeline_app.domain.blocks import Block, is_turn_start
 from timeline_app.domain.settings import RenderSettings
-from timeline_app.rendering.cache_points import is_turn_start
 from timeline_app.rendering.native.conversation import MISSING_RESULT
 from timeline_app.rendering.native.validate import violations
 from timeline_app.rendering.pipeline import RenderOptions, render_window

@@ -15,7 +15,7 @@ from typing import Any
 
 from django.db import connection
 
-from compaction.summarizers import ExtractiveSummarizer, Summarizer
+from compaction.summary import ExtractiveSummarizer, Summarizer
 from timeline_app.domain.blocks import Block
 
 CURRENT = "tests.services.compaction.summarizers.current"

@@ -10,7 +10,7 @@ import httpx2  # the transport the anthropic SDK is built on here
 import pytest
 from django.forms.models import model_to_dict
 
-from compaction.anthropic_summarizer import SYSTEM_PROMPT, AnthropicSummarizer
+from compaction.summary.anthropic import SYSTEM_PROMPT, AnthropicSummarizer
 from tests.anthropic_mock import ScriptedTransport, error, message, mock_client
 from tests.factories import fill_to
 from timeline_app.domain import blocks as b

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from compaction.summarizers import ExtractiveSummarizer
+from compaction.summary import ExtractiveSummarizer
 from tests.factories import fill_to
 from timeline_app.domain import blocks as b
 from timeline_app.models import Block, Compaction

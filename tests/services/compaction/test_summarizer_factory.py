@@ -6,8 +6,8 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 
-from compaction.anthropic_summarizer import AnthropicSummarizer
-from compaction.summarizers import ExtractiveSummarizer
+from compaction.summary import ExtractiveSummarizer
+from compaction.summary.anthropic import AnthropicSummarizer
 from timeline_app.services.summarizers import configured_summarizer, fallback_summarizer
 
 from .summarizers import SlowSummarizer
@@ -61,7 +61,7 @@ def test_anthropic_gets_the_model_and_the_retry_settings():
     TIMELINE_OPENAI_TOKEN_LIMIT_PARAM="max_tokens",
 )
 def test_openai_gets_the_base_url_model_and_retry_settings_and_a_conversation_model_wins():
-    from compaction.openai_summarizer import OpenAISummarizer
+    from compaction.summary.openai import OpenAISummarizer
 
     summarizer = configured_summarizer()
     assert isinstance(summarizer, OpenAISummarizer)

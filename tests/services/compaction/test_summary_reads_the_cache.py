@@ -9,8 +9,8 @@ from decimal import Decimal
 
 import pytest
 
-from compaction.anthropic_summarizer import AnthropicSummarizer
-from compaction.summary_prompt import SYSTEM_PROMPT
+from compaction.summary.anthropic import AnthropicSummarizer
+from compaction.summary.prompt import SYSTEM_PROMPT
 from tests.anthropic_mock import ScriptedTransport, message, mock_client
 from tests.factories import add_turns
 from timeline_app.models import Compaction

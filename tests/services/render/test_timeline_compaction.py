@@ -218,7 +218,7 @@ def test_compaction_is_rejected_when_it_would_not_reduce_tokens(conversation, ti
 
 
 def test_summarizer_failure_falls_back_to_extractive_and_is_recorded(conversation, timeline):
-    from compaction.summarizers import SummarizerError
+    from compaction.summary import SummarizerError
 
     small_settings(conversation)
     add_turns(timeline, 8)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from compaction.digest import build_digest
-from compaction.planner import build_summary_block, plan_at_cut
+from compaction.planner import plan_at_cut
+from compaction.summary.block import build_summary_block
 from tests.builders import Stream
 from timeline_app.domain.blocks import SUMMARY, TURN_HEADER, is_valid_path
 from timeline_app.domain.settings import RenderSettings

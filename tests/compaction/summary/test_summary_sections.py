@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 
 from compaction.digest import build_digest
-from compaction.planner import build_summary_block, plan_compaction
-from compaction.summarizers import ExtractiveSummarizer
-from compaction.summary_prompt import SPLIT_TURN_INSTRUCTION, SYSTEM_PROMPT
-from compaction.summary_sections import (
+from compaction.planner import plan_compaction
+from compaction.summary import ExtractiveSummarizer
+from compaction.summary.block import build_summary_block
+from compaction.summary.prompt import SPLIT_TURN_INSTRUCTION, SYSTEM_PROMPT
+from compaction.summary.sections import (
     SECTIONS,
     SUMMARY_TITLE,
     parse_sections,

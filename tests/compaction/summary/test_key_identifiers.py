@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from compaction.summarizers import ExtractiveSummarizer
-from compaction.summary_sections import identifiers_in, is_identifier, rank_identifiers
+from compaction.summary import ExtractiveSummarizer
+from compaction.summary.sections import identifiers_in, is_identifier, rank_identifiers
 from timeline_app.benchmarks.identifiers import PLANTED, identifier_share, planted_timeline
 from timeline_app.domain.blocks import Block
 from timeline_app.domain.tokens import count_text_tokens

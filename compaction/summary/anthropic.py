@@ -14,8 +14,8 @@ from typing import Any
 
 import anthropic
 
-from compaction.summarizers.base import Purpose, SdkErrors, SummarizerError, halving_once
-from compaction.summary_prompt import SYSTEM_PROMPT, CachedPrefix, cached_instruction, user_message
+from compaction.summary.base import Purpose, SdkErrors, SummarizerError, halving_once
+from compaction.summary.prompt import SYSTEM_PROMPT, CachedPrefix, cached_instruction, user_message
 from timeline_app.domain.blocks import Block
 
 log = logging.getLogger(__name__)

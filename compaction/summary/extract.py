@@ -1,6 +1,6 @@
 """What the extractive summarizer takes from one block (pure): the user's standing instructions,
-the assistant's decisions, a plan's pending steps, the files a block touches, errors and the key
-identifiers."""
+the assistant's decisions (their cue rules: ``cues``), a plan's pending steps, the files a block
+touches, errors and the key identifiers."""
 
 from __future__ import annotations
 
@@ -10,41 +10,20 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from compaction import summary_sections as sections
-from compaction.summarizers import shapes
+from compaction.summary import cues, sections, shapes
 from timeline_app.domain.blocks import ASSISTANT_COMPLETION, TOOL_CALL, TOOL_RESULT, USER_ATTACHMENT, Block
 from timeline_app.domain.text import ellipsize, one_line
 
 LINE_CHARS = 600  # one extracted line at most
 _SENTENCE_CHARS = 300
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-# Words that make a user's sentence a standing instruction or limit rather than a one-off request.
-_CONSTRAINT_CUES = re.compile(
-    r"\b(always|never|every|only|must|do not|don't|no|keep|budget|avoid|need|prefer|make sure|"
-    r"exclude|ignore|at most|at least|instead)\b",
-    re.IGNORECASE,
-)
-# The cues of a rule for the rest of the session, not of a one-off request ("Rebook PNR0J5MO and
-# keep LX5479 as it is."): see :func:`is_standing_rule`.
-_RULE_CUES = re.compile(r"\b(always|never|must|do not|don't)\b", re.IGNORECASE)
-# A sentence giving a reason, or the assistant saying what it chose or did.
-_REASON_CUES = re.compile(r"\b(because|since|so that|due to|given that)\b|\s[—–]\s", re.IGNORECASE)
-_MIN_INSTRUCTION_WORDS = 3  # a cue-less sentence after the request: "Thanks." is not an instruction
 # "ok", "Sure," run into the next sentence without a full stop: "ok Use the fiscal year…".
 _ACK_OPENER = re.compile(
     r"^(?:(?i:ok|okay|yes|yep|sure|thanks|fine|great|good|perfect|alright)[,!]?\s+)+(?=[A-Z])"
 )
-# The assistant saying what it did: "I" or "We", then a verb in the past tense ("I pinned …",
-# "We kept …"); "I have the data I need …" says no choice.
-_FIRST_PERSON_PAST = re.compile(
-    r"^(?:I|We)\s+(?:\w+ly\s+)?(?:\w{2,}ed|chose|kept|left|sent|held|split|set|went|took|made|put|cut|froze|"
-    r"built|wrote|ran|gave|found|got|bought|spent|brought|chose|let)\b"
-)
 _DONE = frozenset({"done", "completed", "complete", "skipped", "cancelled", "canceled", "finished"})
 _STEP_TEXT_KEYS = ("text", "title", "step", "description", "name", "task")
 ARTIFACT_LINE = re.compile(r"^- `([^`]+)`")
-LABEL = re.compile(r"^- \[[^\]]*\] ")
-MIN_REQUEST_WORDS = 4  # "ok", "Go on.": a follow-up without an identifier is not a request
 
 
 def first_sentence(text: str) -> str:
@@ -66,65 +45,26 @@ def _sentences(text: str) -> list[str]:
     return out
 
 
-def is_clear_constraint(text: str) -> bool:
-    """A constraint line with a word that marks a standing instruction or limit (always, never,
-    only…) and no identifier. Those that name one ("Rebook PNR0J5MO and keep LX5479 as it is.") are
-    as likely a one-off request as the cue-less ones."""
-    return _CONSTRAINT_CUES.search(text) is not None and not sections.identifiers_in(text)
-
-
-def is_standing_rule(text: str) -> bool:
-    """A constraint line that names an identifier with a cue that binds the rest of the session
-    ("Never touch prod-db-01.", "Always copy ops@example.com."); one without such a cue ("Rebook
-    PNR0J5MO … and keep LX5479 as it is.") is about one thing at one time: working state."""
-    return _RULE_CUES.search(text) is not None
-
-
-def _is_standing(sentence: str, position: int) -> bool:
-    """A sentence with a cue word, or one that follows the prompt's request (its first sentence)
-    without naming a particular thing (no identifier) and without asking: "Summarise X. Use the
-    fiscal year starting in July." — a way of working, not a one-off request."""
-    if _CONSTRAINT_CUES.search(sentence):
-        return True
-    return (
-        position > 0
-        and not sentence.rstrip().endswith("?")
-        and len(sentence.split()) >= _MIN_INSTRUCTION_WORDS
-        and not sections.identifiers_in(sentence)
-    )
-
-
-def _is_request_about_a_thing(sentence: str, position: int) -> bool:
-    """The prompt's request naming a particular thing without a rule's cue ("Rebook PNR0J5MO …
-    and keep LX5479 as it is."): about one thing at one time, kept among the requests, not a
-    standing instruction whatever cue word it has. After the request, a sentence naming one is a
-    rule ("Keep everything in eu-west-1 for data residency.")."""
-    return position == 0 and bool(sections.identifiers_in(sentence)) and not is_standing_rule(sentence)
-
-
 def constraint_sentences(text: str) -> list[str]:
     """The sentences of a user's text that state a standing instruction or limit, verbatim (see
-    :func:`_is_standing`), less a request about a particular thing (see
-    :func:`_is_request_about_a_thing`). An acknowledgement run into the next sentence ("ok Use
-    the fiscal year starting in July.") is a sentence of its own."""
+    :func:`compaction.summary.cues.is_constraint_sentence`). An acknowledgement run into the next
+    sentence ("ok Use the fiscal year starting in July.") is a sentence of its own."""
     sentences = _sentences(text)
     opener = _ACK_OPENER.match(sentences[0]) if sentences else None
     if opener is not None:
         sentences[:1] = [sentences[0][: opener.end()].rstrip(), sentences[0][opener.end() :]]
     return [
-        ellipsize(s, _SENTENCE_CHARS)
-        for i, s in enumerate(sentences)
-        if _is_standing(s, i) and not _is_request_about_a_thing(s, i)
+        ellipsize(s, _SENTENCE_CHARS) for i, s in enumerate(sentences) if cues.is_constraint_sentence(s, i)
     ]
 
 
 def decision_sentences(text: str) -> list[str]:
-    """The sentences of an assistant's text that give a reason or say what it chose or did (in
-    the past tense: "I have the data I need." is progress, not a decision)."""
+    """The sentences of an assistant's text that give a reason or say what it chose or did (see
+    :func:`compaction.summary.cues.is_decision_sentence`)."""
     return [
         ellipsize(s, _SENTENCE_CHARS)
-        for s in _sentences(text)
-        if _REASON_CUES.search(s) or _FIRST_PERSON_PAST.match(s)
+        for i, s in enumerate(_sentences(text))
+        if cues.is_decision_sentence(s, i)
     ]
 
 
@@ -224,7 +164,7 @@ def artifacts_of(block: Block) -> list[tuple[str, str]]:
     path-like value under a key such as ``path`` or ``file``; the action: :func:`tool_action`); a
     tool's result or the assistant's text on the objects, files and tables a line names with an
     action verb (``upload: ./x.parquet to s3://bucket/x.parquet``: see
-    :func:`compaction.summarizers.shapes.artifacts_in_text`)."""
+    :func:`compaction.summary.shapes.artifacts_in_text`)."""
     if block.type == USER_ATTACHMENT and block.path:
         return [(block.path, "attached")]
     if block.type in (TOOL_RESULT, ASSISTANT_COMPLETION):
@@ -260,7 +200,7 @@ def salient_texts(block: Block) -> tuple[str, str]:
 def error_of(block: Block) -> str | None:
     """The line that states the error a block reports, or None: a tool result flagged
     ``status: error`` (its error line, else its start) or whose stored text has an error's shape (see
-    :data:`compaction.summarizers.shapes.ERROR_RULES`); an assistant's text with a strong shape
+    :data:`compaction.summary.shapes.ERROR_RULES`); an assistant's text with a strong shape
     (an HTTP status, an exception, a failing test, a non-zero exit)."""
     # The stored text, not a pruned or hidden block's preview: it may cut the line that says it
     # (a traceback's last line); the block is compacted either way.
@@ -321,7 +261,7 @@ def identifier_lines(
 ) -> list[str]:
     """The "Key identifiers" lines: every identifier of the previous lines and of the blocks' texts
     (hidden ones: their replacement text), best ranked first (see
-    :func:`compaction.summary_sections.rank_identifiers`; the previous summary counts as the oldest
+    :func:`compaction.summary.sections.rank_identifiers`; the previous summary counts as the oldest
     text). A previous line is kept verbatim, at the rank of its best identifier. ``found``: the
     identifiers of each block's visible text when the caller has them already."""
     per_block = found if found is not None else [sections.identifiers_in(visible_text(b)) for b in blocks]

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from compaction.summarizers.base import Summarizer, SummarizerError
+from compaction.summary.base import Summarizer, SummarizerError
 from timeline_app.domain.text import ellipsize
 
 _SECRET = re.compile(r"(sk-[A-Za-z0-9_\-]{6,}|(?i:x-api-key|api[_-]?key|authorization)\s*[:=]\s*\S+)")

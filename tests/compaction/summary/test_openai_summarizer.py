@@ -9,9 +9,9 @@ import httpx2
 import openai
 import pytest
 
-from compaction.openai_summarizer import OpenAISummarizer
-from compaction.summarizers import ExtractiveSummarizer, SummarizerError, summarize_with_fallback
-from compaction.summary_prompt import SYSTEM_PROMPT
+from compaction.summary import ExtractiveSummarizer, SummarizerError, summarize_with_fallback
+from compaction.summary.openai import OpenAISummarizer
+from compaction.summary.prompt import SYSTEM_PROMPT
 from tests.anthropic_mock import ScriptedTransport
 from tests.builders import Stream
 from timeline_app.domain.blocks import Block

@@ -5,7 +5,7 @@ Tools rarely say "error": an HTTP client prints a status line, Python a tracebac
 (``upload: ./x.parquet to s3://bucket/x.parquet``), a SQL engine the table. Each rule below is one
 named predicate (a line in, a yes or the things it names out), listed in :data:`ERROR_RULES`,
 :data:`STRONG_ERROR_RULES` and :data:`ARTIFACT_RULES`, so a rule is added, tested and removed on
-its own (tests/compaction/test_shapes.py pins one sample per rule that only that rule knows).
+its own (tests/compaction/summary/test_shapes.py pins one sample per rule that only that rule knows).
 
 Cost: a text is split into lines only when it holds a hint of a rule (a plain substring), and only
 its first :data:`_HEAD_LINES` and last :data:`_TAIL_LINES` lines are read.
@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from compaction import summary_sections as sections
+from compaction.summary import sections
 
 _HEAD_LINES = 200
 _TAIL_LINES = 60
@@ -201,7 +201,7 @@ def https_file_url(line: str) -> list[str]:
 
 def file_path(line: str) -> list[str]:
     """File paths in a line (``/var/backups/x.tar.gz``, ``./out/x.csv``, ``reports/x.xml``; see
-    :func:`compaction.summary_sections.is_file_name_or_path`), URLs left out."""
+    :func:`compaction.summary.sections.is_file_name_or_path`), URLs left out."""
     without_urls = re.sub(r"\b[a-z][a-z0-9+.\-]*://\S+", " ", line)
     return [
         word

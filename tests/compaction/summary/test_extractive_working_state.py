@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from compaction.summarizers import ExtractiveSummarizer
-from compaction.summary_sections import parse_sections
+from compaction.summary import ExtractiveSummarizer
+from compaction.summary.sections import parse_sections
 from timeline_app.domain.blocks import Block
 
 

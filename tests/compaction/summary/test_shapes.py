@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from compaction.summarizers import ExtractiveSummarizer, shapes
-from compaction.summarizers.budget import is_acknowledgement
-from compaction.summarizers.extract import (
+from compaction.summary import ExtractiveSummarizer, shapes
+from compaction.summary.cues import is_acknowledgement
+from compaction.summary.extract import (
     constraint_sentences,
     decision_sentences,
     error_of,
     text_listing,
     tool_action,
 )
-from compaction.summary_sections import is_identifier
+from compaction.summary.sections import is_identifier
 from timeline_app.domain.blocks import ASSISTANT_COMPLETION, TOOL_RESULT, Block
 
 ERROR_SAMPLES = [

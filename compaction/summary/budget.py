@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from compaction import summary_sections as sections
-from compaction.summarizers.extract import (
-    ARTIFACT_LINE,
-    LABEL,
-    MIN_REQUEST_WORDS,
-    artifacts_of,
-    estimate_tokens,
-    is_clear_constraint,
-)
+from compaction.summary import sections
+from compaction.summary.cues import is_clear_constraint, is_follow_up
+from compaction.summary.extract import ARTIFACT_LINE, artifacts_of, estimate_tokens
 from timeline_app.domain.blocks import Block
 from timeline_app.domain.tokens import count_text_tokens
 
@@ -31,34 +24,8 @@ from timeline_app.domain.tokens import count_text_tokens
 # 5. the active plan's pending steps, the latest requests, the constraints and, last of all, the
 #    very first request: the conversation's original goal.
 _RECENT_REQUESTS = 5  # a request is often followed by a few short questions about it
-# How a user says "continue" without asking for anything new: every word one of these.
-_ACK_WORDS = frozenset(
-    re.findall(
-        r"\w+",
-        "ok okay yes yep sure thanks thank you fine great good perfect looks sounds go on ahead continue "
-        "carry proceed keep going with the next step steps plan please by me that is all right alright "
-        "thx ty pls k lgtm do it",
-    )
-)
 _CUELESS_SHARE = 0.2
 PREVIOUS_AGE = -(10**9)  # lines of the previous summary are older than any block
-
-
-def _prompt_text(text: str) -> str:
-    return LABEL.sub("", text, count=1).removeprefix("- ").strip()
-
-
-def is_acknowledgement(text: str) -> bool:
-    """A prompt that only says "go on" ("ok", "Looks good, proceed with the next step."): every
-    word is one of acknowledgement and continuation; it carries no request to keep."""
-    words = re.findall(r"[^\W\d_]+|\S", _prompt_text(text).lower())
-    return bool(words) and all(w in _ACK_WORDS or not w.isalpha() for w in words)
-
-
-def _is_follow_up(goal_line: str) -> bool:
-    """A short prompt without an identifier ("ok", "Go on."): it carries no request of its own."""
-    text = _prompt_text(goal_line)
-    return len(text.split()) < MIN_REQUEST_WORDS and not sections.identifiers_in(text)
 
 
 def protected_requests(goals: Sequence[str]) -> list[int]:
@@ -68,7 +35,7 @@ def protected_requests(goals: Sequence[str]) -> list[int]:
     for i in range(len(goals) - 1, 0, -1):
         if len(out) == _RECENT_REQUESTS:
             break
-        if not _is_follow_up(goals[i]):
+        if not is_follow_up(goals[i]):
             out.append(i)
     return out[::-1]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from compaction.summarizers import ExtractiveSummarizer
+from compaction.summary import ExtractiveSummarizer
 from timeline_app.domain.blocks import Block
 
 BLOCKS = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from compaction.summarizers import ExtractiveSummarizer, Purpose, SummarizerError, summarize_with_fallback
+from compaction.summary import ExtractiveSummarizer, Purpose, SummarizerError, summarize_with_fallback
 from tests.builders import Stream
 from timeline_app.domain.blocks import Block
 

@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 import openai
 
-from compaction.summarizers.base import Purpose, SdkErrors, SummarizerError, halving_once
-from compaction.summary_prompt import SYSTEM_PROMPT, user_message
+from compaction.summary.base import Purpose, SdkErrors, SummarizerError, halving_once
+from compaction.summary.prompt import SYSTEM_PROMPT, user_message
 from timeline_app.domain.blocks import Block
 
 DEFAULT_MODEL = "gpt-4.1-mini"

@@ -7,8 +7,8 @@ from typing import Any
 import httpx2
 import pytest
 
-from compaction.anthropic_summarizer import SYSTEM_PROMPT, AnthropicSummarizer
-from compaction.summarizers import ExtractiveSummarizer, SummarizerError, summarize_with_fallback
+from compaction.summary import ExtractiveSummarizer, SummarizerError, summarize_with_fallback
+from compaction.summary.anthropic import SYSTEM_PROMPT, AnthropicSummarizer
 from tests.anthropic_mock import ScriptedTransport, error, message, mock_client
 from tests.builders import Stream
 from timeline_app.domain.blocks import Block

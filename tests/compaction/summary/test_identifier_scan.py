@@ -8,7 +8,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from compaction.summary_sections import _REFERENCE, _STRIP, identifiers_in, is_identifier
+from compaction.summary.sections import _REFERENCE, _STRIP, identifiers_in, is_identifier
 
 _WORD = re.compile(r"[^\s,;()\[\]{}<>\"'`|=]+")
 

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from compaction.summarizers import Purpose, transcript
-from compaction.summary_sections import (
+from compaction.summary.base import Purpose, transcript
+from compaction.summary.sections import (
     ARTIFACTS,
     CONSTRAINTS,
     IDENTIFIERS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from compaction.summarizers import ExtractiveSummarizer, Summarizer, transcript, truncate_to_tokens
+from compaction.summary import ExtractiveSummarizer, Summarizer, transcript, truncate_to_tokens
 from tests.builders import Stream
 from timeline_app.domain.blocks import TOOL_RESULT, Block
 from timeline_app.domain.tokens import count_text_tokens
