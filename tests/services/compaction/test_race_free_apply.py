@@ -16,8 +16,8 @@ from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.blocks import blocks_append
-from timeline_app.services.compaction import compaction_run
-from timeline_app.services.compaction_claims import TAKEN_OVER
+from timeline_app.services.compaction.claims import TAKEN_OVER
+from timeline_app.services.compaction.run import compaction_run
 from timeline_app.services.render import timeline_render
 
 from .helpers import in_thread, make_timeline, needs_concurrent_db
@@ -212,7 +212,7 @@ def test_concurrent_contributors_lose_nothing_while_a_compaction_summarizes_and_
 
 
 def test_a_run_whose_plan_went_stale_before_its_claim_plans_again_instead_of_summarizing(monkeypatch):
-    from timeline_app.services import compaction as compaction_services
+    from timeline_app.services.compaction import run as compaction_services
 
     timeline = make_timeline()
     fill_to(timeline, 4_600)

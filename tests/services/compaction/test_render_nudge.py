@@ -17,8 +17,8 @@ from timeline_app import selectors
 from timeline_app.models import Compaction
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.selectors.settings import timeline_settings
-from timeline_app.services.background import COMPACT_TASK, NUDGE_SECONDS
-from timeline_app.services.compaction import compaction_run
+from timeline_app.services.compaction.background import COMPACT_TASK, NUDGE_SECONDS
+from timeline_app.services.compaction.run import compaction_run
 from timeline_app.services.render import timeline_render
 
 from .helpers import background_compaction, make_timeline

@@ -26,9 +26,9 @@ from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.errors import ConversationErased
 from timeline_app.models import Compaction, Timeline
-from timeline_app.services.compaction_claims import ERASED, TAKEN_OVER
+from timeline_app.services.compaction.claims import ERASED, TAKEN_OVER
+from timeline_app.services.compaction.summary import SummaryDraft
 from timeline_app.services.conversations import timeline_lock
-from timeline_app.services.summarizers import SummaryDraft
 from timeline_app.services.usage import summary_usage_fields
 
 SUPERSEDED = "superseded: the timeline was compacted or cleared meanwhile"

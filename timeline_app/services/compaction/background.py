@@ -26,8 +26,8 @@ from timeline_app.domain.blocks import window_summary_seq
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.models import Compaction, Timeline
 from timeline_app.selectors.contexts import effective_strategy
-from timeline_app.services.compaction import compaction_run
-from timeline_app.services.compaction_apply import CompactionOutcome
+from timeline_app.services.compaction.apply import CompactionOutcome
+from timeline_app.services.compaction.run import compaction_run
 
 logger = logging.getLogger(__name__)
 

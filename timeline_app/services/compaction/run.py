@@ -23,7 +23,7 @@ from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.errors import ConversationErased
 from timeline_app.models import Compaction, Timeline
-from timeline_app.services.compaction_apply import (
+from timeline_app.services.compaction.apply import (
     SUPERSEDED,
     CompactionOutcome,
     _apply,
@@ -31,7 +31,7 @@ from timeline_app.services.compaction_apply import (
     _Snapshot,
     _snapshot,
 )
-from timeline_app.services.compaction_claims import (
+from timeline_app.services.compaction.claims import (
     ERASED,
     _claim,
     _claim_requested,
@@ -39,7 +39,7 @@ from timeline_app.services.compaction_claims import (
     _settle_request,
     _wait_for_running,
 )
-from timeline_app.services.summarizers import configured_summarizer, draft_summary
+from timeline_app.services.compaction.summary import configured_summarizer, draft_summary
 from timeline_app.services.usage import summary_cache_prefix
 
 logger = logging.getLogger(__name__)

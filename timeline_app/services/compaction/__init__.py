@@ -1,0 +1,1 @@
+"""Compaction in the shell: one package, cut by use case (docs/architecture.md)."""
