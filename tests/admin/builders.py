@@ -13,7 +13,7 @@ from timeline_app.models import Block, Compaction, Conversation, Tenant, Timelin
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.blocks import blocks_append, turn_start
-from timeline_app.services.compaction.run import compaction_run
+from timeline_app.services.compaction import compaction_run
 from timeline_app.services.render import timeline_render
 
 LOREM = (

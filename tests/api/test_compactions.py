@@ -9,8 +9,7 @@ from django.utils import timezone
 from tests.factories import add_turns
 from tests.fixtures.two_tenants import CONTEXT
 from timeline_app.models import Compaction, Timeline
-from timeline_app.services.compaction import background
-from timeline_app.services.compaction.run import BUSY, NOTHING_TO_DO
+from timeline_app.services.compaction import BUSY, NOTHING_TO_DO, background
 from timeline_app.tasks import compact_timeline
 
 pytestmark = pytest.mark.django_db

@@ -17,7 +17,7 @@ from tests.factories import add_turn
 from tests.fixtures.two_tenants import CONTEXT, TOOL_RESULT_PATH, WORD
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.selectors.settings import timeline_settings
-from timeline_app.services.compaction.run import compaction_run
+from timeline_app.services.compaction import compaction_run
 from timeline_app.services.conversations import conversation_create
 
 pytestmark = pytest.mark.django_db

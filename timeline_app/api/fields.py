@@ -30,7 +30,7 @@ from timeline_app.domain.settings import (
 from timeline_app.domain.times import parse_iso
 from timeline_app.errors import DomainError
 from timeline_app.services.blocks import meta_limits
-from timeline_app.services.compaction.summary import summary_model_problem
+from timeline_app.services.compaction import summary_model_problem
 from timeline_app.services.contexts import normalize_strategy
 from timeline_app.services.model_lifecycle import warn_if_retired
 

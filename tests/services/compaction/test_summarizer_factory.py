@@ -8,7 +8,7 @@ from django.test import override_settings
 
 from compaction.anthropic_summarizer import AnthropicSummarizer
 from compaction.summarizers import ExtractiveSummarizer
-from timeline_app.services.compaction.summary import configured_summarizer, fallback_summarizer
+from timeline_app.services.compaction import configured_summarizer, fallback_summarizer
 
 from .summarizers import SlowSummarizer
 

@@ -15,7 +15,7 @@ from tests.anthropic_mock import ScriptedTransport, message, mock_client
 from tests.factories import add_turns
 from timeline_app.models import Compaction
 from timeline_app.selectors.settings import timeline_settings
-from timeline_app.services.compaction.run import compaction_run
+from timeline_app.services.compaction import compaction_run
 
 pytestmark = pytest.mark.django_db
 BASE = "/api/v1/conversations/c1"

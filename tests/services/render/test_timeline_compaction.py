@@ -12,7 +12,7 @@ from timeline_app.models import Block, Compaction
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.blocks import blocks_append, turn_start
-from timeline_app.services.compaction.run import compaction_run
+from timeline_app.services.compaction import compaction_run
 from timeline_app.services.hiding import blocks_hide
 from timeline_app.services.render import timeline_render
 

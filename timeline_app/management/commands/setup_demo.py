@@ -18,7 +18,7 @@ from timeline_app.roles import ensure_roles
 from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.api_keys import api_key_create, api_keys_revoke_named
 from timeline_app.services.blocks import blocks_append, turn_start
-from timeline_app.services.compaction.run import compaction_run
+from timeline_app.services.compaction import compaction_run
 from timeline_app.services.conversations import conversation_create
 from timeline_app.services.hiding import blocks_hide
 from timeline_app.services.render import timeline_render
