@@ -14,16 +14,14 @@ from timeline_app.services.compaction.background import COMPACT_TASK, background
 from timeline_app.services.compaction.claims import ABANDONED, STALE_CLAIM, TAKEN_OVER
 from timeline_app.services.compaction.nudge import NUDGE_SECONDS, compaction_nudge
 from timeline_app.services.compaction.requests import compaction_request
-from timeline_app.services.compaction.revert import REVERTED_REASON, compaction_revert
+from timeline_app.services.compaction.revert import compaction_revert
 from timeline_app.services.compaction.run import (
     BUSY,
     NOTHING_TO_DO,
-    RENDER_WAIT_SECONDS,
     compaction_run,
     timeline_compact,
 )
 from timeline_app.services.compaction.summary import (
-    SummaryDraft,
     configured_summarizer,
     draft_summary,
     fallback_summarizer,
@@ -37,13 +35,10 @@ __all__ = [
     "COMPACT_TASK",
     "NOTHING_TO_DO",
     "NUDGE_SECONDS",
-    "RENDER_WAIT_SECONDS",
-    "REVERTED_REASON",
     "STALE_CLAIM",
     "SUPERSEDED",
     "TAKEN_OVER",
     "CompactionOutcome",
-    "SummaryDraft",
     "background_settings",
     "compaction_nudge",
     "compaction_request",
