@@ -12,7 +12,7 @@ def test_a_fresh_web_process_registers_the_compact_task():
     code = (
         "import django; django.setup()\n"
         "from celery import current_app\n"
-        "from timeline_app.services.background import COMPACT_TASK\n"
+        "from timeline_app.services.compaction import COMPACT_TASK\n"
         "print(COMPACT_TASK in current_app.tasks)\n"
     )
     env = {

@@ -19,7 +19,7 @@ class TimelineAppConfig(AppConfig):
         from timeline_app.roles import create_roles_after_migrate
 
         # Every process registers the Celery tasks: services enqueue them by name from Celery's
-        # registry (services.background.compaction_enqueue), and only a worker autodiscovers.
+        # registry (services.compaction.background.compaction_enqueue), and only a worker autodiscovers.
 
         # The admin roles (support, operator) and their permissions, idempotently, no migration.
         post_migrate.connect(

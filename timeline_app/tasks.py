@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from timeline_app import selectors, tenancy
 from timeline_app.models import Compaction
-from timeline_app.services.background import compaction_sweep, timeline_compact
+from timeline_app.services.compaction import compaction_sweep, timeline_compact
 from timeline_app.services.conversations import conversations_expire
 from timeline_app.services.render_history import render_history_trim
 

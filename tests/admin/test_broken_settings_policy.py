@@ -14,7 +14,7 @@ from tests.admin import urls
 from tests.factories import fill_to
 from timeline_app.models import Compaction, Conversation, Tenant, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
-from timeline_app.services.background import timeline_compact, timelines_past_soft_threshold
+from timeline_app.services.compaction import timeline_compact, timelines_past_soft_threshold
 from timeline_app.services.conversations import conversation_create
 from timeline_app.services.render import timeline_render
 

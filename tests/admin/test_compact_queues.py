@@ -14,8 +14,8 @@ from django.contrib.messages import get_messages
 from tests.admin import urls
 from tests.factories import ConversationFactory, TenantFactory, TimelineFactory, add_turns
 from timeline_app.models import Compaction, Conversation, Tenant
-from timeline_app.services import compaction as compaction_service
-from timeline_app.services.background import COMPACT_TASK
+from timeline_app.services.compaction import COMPACT_TASK
+from timeline_app.services.compaction import run as compaction_service
 
 pytestmark = pytest.mark.django_db
 

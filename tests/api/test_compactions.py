@@ -9,8 +9,7 @@ from django.utils import timezone
 from tests.factories import add_turns
 from tests.fixtures.two_tenants import CONTEXT
 from timeline_app.models import Compaction, Timeline
-from timeline_app.services import background
-from timeline_app.services.compaction import BUSY, NOTHING_TO_DO
+from timeline_app.services.compaction import BUSY, NOTHING_TO_DO, background
 from timeline_app.tasks import compact_timeline
 
 pytestmark = pytest.mark.django_db
@@ -115,7 +114,7 @@ def test_a_waited_compaction_finding_another_running_is_a_skipped_row(owner, con
 
 
 def test_a_rejected_compaction_says_why_with_the_numbers(owner, conversation, monkeypatch):
-    monkeypatch.setattr("timeline_app.services.compaction.configured_summarizer", lambda **_: Verbose())
+    monkeypatch.setattr("timeline_app.services.compaction.run.configured_summarizer", lambda **_: Verbose())
     add_turns(main(conversation), 2)
     body = owner.post(f"{BASE}/compact/", {"force": True, "wait": True}).json()
     assert body["status"] == "rejected" and body["after_tokens"] >= body["before_tokens"]

@@ -22,7 +22,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from timeline_app.api import exceptions
 from timeline_app.api.auth import ApiKeyAuthentication
 from timeline_app.api.exceptions import RETRY_AFTER_SECONDS, dependency_outage
-from timeline_app.services.background import COMPACT_TASK
+from timeline_app.services.compaction import COMPACT_TASK
 
 from .hostile import C, assert_error
 from .outages import UNREACHABLE_REDIS, database_down, database_error

@@ -52,7 +52,7 @@ def test_the_summary_model_does_not_change_the_render_fingerprint(owner):
 
 @override_settings(TIMELINE_SUMMARIZER="openai", OPENAI_API_KEY="sk-test")
 def test_compaction_uses_the_conversations_summary_model(owner, monkeypatch):
-    from timeline_app.services import compaction as compaction_services
+    from timeline_app.services.compaction import run as compaction_services
 
     seen = []
     real = compaction_services.configured_summarizer

@@ -30,8 +30,8 @@ from timeline_app.rendering.native.replies import ReplyError, parse_reply
 from timeline_app.rendering.usage.reported import UsageError, read_usage
 from timeline_app.services.api_keys import api_key_create
 from timeline_app.services.blocks import meta_limits
+from timeline_app.services.compaction import summary_model_problem
 from timeline_app.services.conversations import conversation_create
-from timeline_app.services.summarizers import summary_model_problem
 
 MAX_EXAMPLES = int(os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "50"))
 CONV = "fuzz"  # every {conv} in a path addresses this conversation of the caller's tenant

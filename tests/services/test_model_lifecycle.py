@@ -11,8 +11,8 @@ from tests.factories import add_turns
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.rendering.usage.pricing import DEFAULT_PRICES, end_of_life
 from timeline_app.services import model_lifecycle
+from timeline_app.services.compaction import configured_summarizer
 from timeline_app.services.render import timeline_render
-from timeline_app.services.summarizers import configured_summarizer
 
 pytestmark = pytest.mark.django_db
 T0 = datetime(2026, 11, 28, 12, 0, tzinfo=UTC)

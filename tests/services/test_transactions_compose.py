@@ -20,8 +20,7 @@ from timeline_app.models import Block, Compaction, Source, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.blocks import blocks_append
-from timeline_app.services.compaction import compaction_run
-from timeline_app.services.compaction_requests import compaction_request
+from timeline_app.services.compaction import compaction_request, compaction_run
 from timeline_app.services.conversations import conversation_delete
 from timeline_app.services.hiding import blocks_hide
 from timeline_app.services.messages import message_pop, messages_append, parse_messages

@@ -1,4 +1,6 @@
-"""The conversation page's two charts as server-rendered inline SVG (no script, no CDN).
+"""The conversation page's two charts as server-rendered inline SVG (no script, no CDN), and the
+frame every admin chart is drawn in (``chart_svg``, ``axis``, ``slots``: the cost panel's chart,
+``admin/cost.py``, uses them too).
 
 Pure: numbers in, markup out. Every piece of text (turn ids, times, reasons) goes through
 ``format_html`` and is escaped; only markup built here is safe.
@@ -48,7 +50,8 @@ def _scale(peak: int) -> float:
     return (HEIGHT - TOP - BOTTOM) / peak if peak > 0 else 0.0
 
 
-def _axis(peak: int, unit: str) -> SafeString:
+def axis(peak: int, unit: str) -> SafeString:
+    """The value axis from 0 to ``peak`` and the slots' ``unit`` under it."""
     base = HEIGHT - BOTTOM
     return format_html(
         '<line x1="{}" y1="{}" x2="{}" y2="{}" class="tl-axis" stroke="#888"/>'
@@ -104,7 +107,7 @@ def _stack(x: float, width: float, scale: float, parts: Sequence[tuple[str, int]
     )
 
 
-def _slots(count: int) -> tuple[float, float]:
+def slots(count: int) -> tuple[float, float]:
     """The slot width of ``count`` bars and each bar's width within it."""
     slot = (WIDTH - LEFT - RIGHT) / max(count, 1)
     return slot, max(slot * 0.8, 1.0)
@@ -115,7 +118,7 @@ def turn_tokens_svg(turns: Sequence[TurnBar], *, markers: Sequence[int]) -> Safe
     index in ``markers`` (where an applied compaction's visible window starts)."""
     peak = max((t.visible + t.hidden + t.compacted for t in turns), default=0)
     scale = _scale(peak)
-    slot, bar = _slots(len(turns))
+    slot, bar = slots(len(turns))
     groups = format_html_join(
         "",
         '<g class="tl-turn-bar"><title>{}: {} visible, {} hidden, {} compacted tokens</title>{}</g>',
@@ -154,11 +157,11 @@ def turn_tokens_svg(turns: Sequence[TurnBar], *, markers: Sequence[int]) -> Safe
             for n, index in enumerate(markers, start=1)
         ),
     )
-    return _svg(
+    return chart_svg(
         "Tokens per turn",
         format_html(
             "{}{}{}{}",
-            _axis(peak, "turns, oldest first"),
+            axis(peak, "turns, oldest first"),
             groups,
             lines,
             _legend(("visible", "hidden", "compacted")),
@@ -171,7 +174,7 @@ def render_prefix_svg(renders: Sequence[RenderBar]) -> SafeString:
     previous render's cache vs new tokens."""
     peak = max((r.reused + r.new for r in renders), default=0)
     scale = _scale(peak)
-    slot, bar = _slots(len(renders))
+    slot, bar = slots(len(renders))
     groups = format_html_join(
         "",
         '<g class="tl-render-bar"><title>{} · {}: {} reused, {} new prefix tokens</title>{}</g>',
@@ -186,13 +189,14 @@ def render_prefix_svg(renders: Sequence[RenderBar]) -> SafeString:
             for i, r in enumerate(renders)
         ),
     )
-    return _svg(
+    return chart_svg(
         "Reused vs new prefix tokens per render",
-        format_html("{}{}{}", _axis(peak, "renders, oldest first"), groups, _legend(("reused", "new"))),
+        format_html("{}{}{}", axis(peak, "renders, oldest first"), groups, _legend(("reused", "new"))),
     )
 
 
-def _svg(title: str, body: SafeString) -> SafeString:
+def chart_svg(title: str, body: SafeString) -> SafeString:
+    """One chart: its frame (``WIDTH`` × ``HEIGHT``) and ``title`` around ``body``."""
     return format_html(
         '<svg class="tl-chart" role="img" viewBox="0 0 {} {}" width="100%"'
         ' xmlns="http://www.w3.org/2000/svg"><title>{}</title>{}</svg>',

@@ -22,7 +22,7 @@ from django.utils.safestring import SafeString
 from timeline_app import roles, selectors
 from timeline_app.admin import display
 from timeline_app.admin import selectors as admin_selectors
-from timeline_app.admin.charts import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, _axis, _slots, _svg
+from timeline_app.admin.charts import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, axis, chart_svg, slots
 from timeline_app.domain.message_validation import storable_problems
 from timeline_app.models import Conversation, RenderUsage, Tenant, Timeline
 from timeline_app.services.usage import usage_summary
@@ -47,7 +47,7 @@ def forecast_vs_actual_svg(bars: Sequence[UsageBar]) -> SafeString:
     unexplained miss, which links to the first changed block)."""
     peak = max((max(b.forecast_read, b.actual_read) for b in bars), default=0)
     scale = (HEIGHT - TOP - BOTTOM) / peak if peak > 0 else 0.0
-    slot, width = _slots(len(bars))
+    slot, width = slots(len(bars))
     half = width / 2
     base = HEIGHT - BOTTOM
     groups = []
@@ -100,11 +100,11 @@ def forecast_vs_actual_svg(bars: Sequence[UsageBar]) -> SafeString:
             )
         ),
     )
-    return _svg(
+    return chart_svg(
         "Cache-read tokens per reported render: forecast vs actual",
         format_html(
             "{}{}{}",
-            _axis(peak, "reported renders, oldest first"),
+            axis(peak, "reported renders, oldest first"),
             format_html_join("", "{}", ((group,) for group in groups)),
             legend,
         ),

@@ -14,8 +14,7 @@ from django.utils.html import format_html
 from timeline_app.errors import DomainError
 from timeline_app.models import Compaction, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
-from timeline_app.services.compaction_requests import compaction_request
-from timeline_app.services.compaction_revert import compaction_revert
+from timeline_app.services.compaction import compaction_request, compaction_revert
 from timeline_app.services.render import RenderOutcome, timeline_render
 
 logger = logging.getLogger(__name__)

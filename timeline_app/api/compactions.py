@@ -19,7 +19,7 @@ from timeline_app.domain.identifiers import COMPACTION_ID_PATTERN
 from timeline_app.errors import NotFound
 from timeline_app.models import Compaction, Timeline
 from timeline_app.selectors.listing import compaction_get, compactions_page
-from timeline_app.services.compaction_revert import compaction_revert
+from timeline_app.services.compaction import compaction_revert
 
 MAIN = Timeline.DEFAULT_NAME
 MAX_PAGE = 200

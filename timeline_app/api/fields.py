@@ -30,9 +30,9 @@ from timeline_app.domain.settings import (
 from timeline_app.domain.times import parse_iso
 from timeline_app.errors import DomainError
 from timeline_app.services.blocks import meta_limits
+from timeline_app.services.compaction import summary_model_problem
 from timeline_app.services.contexts import normalize_strategy
 from timeline_app.services.model_lifecycle import warn_if_retired
-from timeline_app.services.summarizers import summary_model_problem
 
 # RFC 3339 as Python reads it and PostgreSQL stores it: upper-case T and Z, seconds 00–59, offsets up
 # to ±14:00 (PostgreSQL refuses ±16:00), years 1000–8999 so that every time stays in range in UTC.

@@ -21,8 +21,7 @@ from timeline_app.models import Compaction, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.selectors.listing import compaction_by_pk
 from timeline_app.selectors.settings import timeline_settings
-from timeline_app.services.compaction import compaction_run
-from timeline_app.services.compaction_requests import compaction_request
+from timeline_app.services.compaction import compaction_request, compaction_run
 from timeline_app.services.render import timeline_render
 
 MAIN = Timeline.DEFAULT_NAME

@@ -22,8 +22,8 @@ from timeline_app.benchmarks.common import scratch_tenant, scratch_timeline, syn
 from timeline_app.domain.contributions import NewBlock
 from timeline_app.models import Compaction, Conversation, Tenant, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
-from timeline_app.services.background import timeline_compact
 from timeline_app.services.blocks import blocks_append
+from timeline_app.services.compaction import timeline_compact
 from timeline_app.services.render import timeline_render
 
 MAX_TOKENS = 20_000

@@ -11,7 +11,7 @@ from django.db.models import Case, F, IntegerField, Q, Sum, When
 from timeline_app.domain import blocks as b
 from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.domain.messages import MESSAGE_BLOCK_TYPES, POPPED_REASON
-from timeline_app.models.owned import OwnedModel, OwnedQuerySet, _owner_key
+from timeline_app.models.owned import OwnedModel, OwnedQuerySet, owner_key
 from timeline_app.models.tenants import Conversation, Tenant
 
 INDEXED_TYPES = tuple(sorted({b.TURN_HEADER, b.PLAN, b.SUMMARY, *MESSAGE_BLOCK_TYPES}))
@@ -88,8 +88,8 @@ class Block(OwnedModel):
     timeline = models.ForeignKey(
         "timeline_app.Timeline", on_delete=models.CASCADE, related_name="blocks", db_index=False
     )
-    tenant = _owner_key(Tenant)
-    conversation = _owner_key(Conversation)
+    tenant = owner_key(Tenant)
+    conversation = owner_key(Conversation)
     seq = models.BigIntegerField()
     turn_id = models.CharField(max_length=128, blank=True)
     type = models.CharField(max_length=64)

@@ -9,7 +9,7 @@ from django.db import models
 from django.db.models import Q
 
 from timeline_app.models.blocks import Block
-from timeline_app.models.owned import OwnedModel, OwnedQuerySet, _owner_key
+from timeline_app.models.owned import OwnedModel, OwnedQuerySet, owner_key
 from timeline_app.models.tenants import Conversation, Tenant
 
 
@@ -71,8 +71,8 @@ class Compaction(OwnedModel):
     timeline = models.ForeignKey(
         "timeline_app.Timeline", on_delete=models.CASCADE, related_name="compactions"
     )
-    tenant = _owner_key(Tenant)
-    conversation = _owner_key(Conversation)
+    tenant = owner_key(Tenant)
+    conversation = owner_key(Conversation)
     # Set on every new row; nullable in the database only so that adding it did not rewrite the
     # table (migration 0009 filled in the rows it found).
     public_id = models.CharField(max_length=32, null=True, blank=True, default=new_compaction_id)

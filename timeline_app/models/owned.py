@@ -8,7 +8,7 @@ from typing import Any, ClassVar, TypeVar
 from django.db import models
 
 
-def _owner_key(model: Any, *, related_name: str = "+") -> Any:
+def owner_key(model: Any, *, related_name: str = "+") -> Any:
     """A denormalised owner key (issue 26): the tenant or the conversation a row belongs to, set on
     insert from its parent and never changed. No foreign-key constraint and no index of its own:
     the parent's key already guarantees both, and every query names the timeline first; it is the

@@ -7,7 +7,7 @@ import secrets
 from django.db import models
 
 from timeline_app.models.compactions import Compaction
-from timeline_app.models.owned import OwnedModel, OwnedQuerySet, _owner_key
+from timeline_app.models.owned import OwnedModel, OwnedQuerySet, owner_key
 from timeline_app.models.tenants import Conversation, Tenant
 from timeline_app.models.timelines import Timeline
 from timeline_app.rendering.prefix import CACHE_REASONS
@@ -27,8 +27,8 @@ class RenderRecord(OwnedModel):
     """
 
     timeline = models.ForeignKey(Timeline, on_delete=models.CASCADE, related_name="renders")
-    tenant = _owner_key(Tenant)
-    conversation = _owner_key(Conversation)
+    tenant = owner_key(Tenant)
+    conversation = owner_key(Conversation)
     rendered_at = models.DateTimeField()
     reason = models.CharField(max_length=24, choices=[(r, r) for r in CACHE_REASONS])
     previous_render_at = models.DateTimeField(null=True, blank=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 
-from timeline_app.models.owned import OwnedModel, OwnedQuerySet, _owner_key
+from timeline_app.models.owned import OwnedModel, OwnedQuerySet, owner_key
 from timeline_app.models.tenants import Conversation, Tenant
 from timeline_app.models.timelines import Timeline
 
@@ -17,8 +17,8 @@ class Source(OwnedModel):
     """A row of the sources pool; ``sid`` is stable once given."""
 
     timeline = models.ForeignKey(Timeline, on_delete=models.CASCADE, related_name="sources")
-    tenant = _owner_key(Tenant)
-    conversation = _owner_key(Conversation)
+    tenant = owner_key(Tenant)
+    conversation = owner_key(Conversation)
     sid = models.IntegerField()
     url = models.CharField(max_length=2048)
     title = models.CharField(max_length=1000, blank=True)

@@ -10,7 +10,7 @@ from django.db.models.functions import Coalesce, Greatest
 
 from timeline_app.models.blocks import Block, effective_tokens
 from timeline_app.models.compactions import Compaction
-from timeline_app.models.owned import OwnedModel, OwnedQuerySet, _owner_key
+from timeline_app.models.owned import OwnedModel, OwnedQuerySet, owner_key
 from timeline_app.models.tenants import Conversation, Tenant
 
 
@@ -89,7 +89,7 @@ class Timeline(OwnedModel):
     owner_parent = "conversation"
 
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="timelines")
-    tenant = _owner_key(Tenant)
+    tenant = owner_key(Tenant)
     name = models.CharField(max_length=64, default=DEFAULT_NAME)
     next_seq = models.BigIntegerField(default=1)
     # Blocks below this seq were cleared from the context's view (seed 004 ``clear()``); still stored.

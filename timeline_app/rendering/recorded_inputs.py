@@ -29,7 +29,8 @@ def render_inputs(*, settings: RenderSettings, options: RenderOptions, system_di
     }
 
 
-def _settings(raw: Any) -> RenderSettings | None:
+def read_settings(raw: Any) -> RenderSettings | None:
+    """The settings a record kept, read back; None when they no longer fit ``RenderSettings``."""
     if not isinstance(raw, dict):
         return None
     known = {f.name for f in fields(RenderSettings)}
@@ -41,7 +42,8 @@ def _settings(raw: Any) -> RenderSettings | None:
         return None
 
 
-def _options(inputs: dict[str, Any]) -> RenderOptions:
+def read_options(inputs: dict[str, Any]) -> RenderOptions:
+    """The render options a record kept (format, ``cache_last``, contribution filters)."""
     return RenderOptions(
         format=inputs["format"],
         cache_last=bool(inputs.get("cache_last", True)),

@@ -39,7 +39,7 @@ from timeline_app.domain.settings import RenderSettings
 from .formats import FORMATS, Format
 from .pipeline import Rendered, RenderOptions, render_window
 from .prefix import DIGEST_BYTES, LEGACY_STRIDE, Prefix, checkpoint_position, chunk_seq_digest, unpack_seqs
-from .recorded_inputs import INPUTS_VERSION, _options, _settings
+from .recorded_inputs import INPUTS_VERSION, read_options, read_settings
 from .window_shape import WindowShape, shown_since, window_of
 
 _FORMATS: tuple[Format, ...] = ("anthropic", "openai", "text")
@@ -168,6 +168,32 @@ def _cut_to_count(
     return window[:low]
 
 
+def _recorded_window(
+    stored: Sequence[Block], recorded: Recorded, *, today_window: Sequence[Block], assumed: list[str]
+) -> tuple[list[Block], list[str]]:
+    """The blocks the recorded render's window held, or the problems that stop its replay; what
+    had to be taken from today's state is added to ``assumed``."""
+    if recorded.window is not None:
+        window, problems = window_of(stored, recorded.window)
+        if problems:
+            return [], problems
+    elif recorded.segment_stride == LEGACY_STRIDE:
+        by_seq = {block.seq: block for block in stored}
+        wanted = legacy_window_seqs(recorded)
+        missing = [seq for seq in wanted if seq not in by_seq]
+        if missing:
+            return [], [f"stored blocks missing: seq {', '.join(map(str, missing[:20]))}"]
+        window = [by_seq[seq] for seq in wanted]
+    else:
+        assumed.append("which blocks the window held (today's window, cut at the recorded segment count)")
+        window = list(today_window)
+    if recorded.window is None and recorded.hidden_count:
+        assumed.append("which blocks were hidden (today's hide state assumed)")
+    elif recorded.window is None:
+        window = [replace(block, hidden=False) for block in window]
+    return window, []
+
+
 def replay(
     stored: Sequence[Block],
     recorded: Recorded,
@@ -187,32 +213,15 @@ def replay(
     was exact, and ``assumed`` says what was taken from today."""
     inputs = recorded.inputs if isinstance(recorded.inputs, dict) else {}
     assumed: list[str] = []
-    if recorded.window is not None:
-        window, problems = window_of(stored, recorded.window)
-        if problems:
-            return Replay(None, False, problems=problems)
-    elif recorded.segment_stride == LEGACY_STRIDE:
-        by_seq = {block.seq: block for block in stored}
-        wanted = legacy_window_seqs(recorded)
-        missing = [seq for seq in wanted if seq not in by_seq]
-        if missing:
-            return Replay(
-                None, False, problems=[f"stored blocks missing: seq {', '.join(map(str, missing[:20]))}"]
-            )
-        window = [by_seq[seq] for seq in wanted]
-    else:
-        assumed.append("which blocks the window held (today's window, cut at the recorded segment count)")
-        window = list(today_window)
-    if recorded.window is None and recorded.hidden_count:
-        assumed.append("which blocks were hidden (today's hide state assumed)")
-    elif recorded.window is None:
-        window = [replace(block, hidden=False) for block in window]
+    window, problems = _recorded_window(stored, recorded, today_window=today_window, assumed=assumed)
+    if problems:
+        return Replay(None, False, problems=problems)
 
     if inputs.get("version") == INPUTS_VERSION:
-        settings = _settings(inputs.get("settings"))
+        settings = read_settings(inputs.get("settings"))
         if settings is None or inputs.get("format") not in FORMATS:
             return Replay(None, False, problems=["the recorded settings are not readable any more"])
-        candidates = [(_options(inputs), str(inputs.get("system_digest") or ""))]
+        candidates = [(read_options(inputs), str(inputs.get("system_digest") or ""))]
     else:
         assumed.insert(0, "settings, format and contribution filters (today's settings, each format tried)")
         if recorded.system_tokens:

@@ -37,13 +37,16 @@ from timeline_app.rendering.ttl import TtlDecision, apply_hides, plan_ttl_prunin
 from timeline_app.rendering.usage.requests import format_provider
 from timeline_app.selectors.contexts import strategy_window
 from timeline_app.selectors.settings import timeline_settings_resolved
-from timeline_app.services.background import compaction_nudge
-from timeline_app.services.compaction import compaction_run
-from timeline_app.services.compaction_apply import CompactionOutcome
+from timeline_app.services.compaction import (
+    CompactionOutcome,
+    compaction_nudge,
+    compaction_run,
+    draft_summary,
+    fallback_summarizer,
+)
 from timeline_app.services.hiding import hides_store
 from timeline_app.services.model_lifecycle import warn_if_retired
 from timeline_app.services.render_history import render_record
-from timeline_app.services.summarizers import draft_summary, fallback_summarizer
 from timeline_app.services.usage import RenderForecast, cache_breakpoint_ttls, cache_rules, render_forecast
 
 OPENAI_NATIVE = frozenset({"openai_responses", "openai_chat"})

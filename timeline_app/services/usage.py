@@ -6,26 +6,19 @@ cacheable lengths), loads the provider cache the forecast starts from, and write
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from compaction.planner import CompactionPlan
-from compaction.summary.prompt import CachedPrefix
 from timeline_app import metrics, selectors
-from timeline_app.domain.blocks import Block as BlockValue
-from timeline_app.domain.settings import RenderSettings
-from timeline_app.domain.tokens import count_text_tokens
 from timeline_app.errors import Conflict, InvalidInput, NotFound
 from timeline_app.models import RenderRecord, RenderUsage, Timeline
-from timeline_app.rendering.pipeline import Rendered, RenderOptions, render_window
-from timeline_app.rendering.prefix import stored_checkpoints
+from timeline_app.rendering.pipeline import Rendered
 from timeline_app.rendering.usage.forecast import (
     ANTHROPIC_MIN_TOKENS,
     GEMINI_MIN_TOKENS,
@@ -314,73 +307,3 @@ def usage_summary(totals: Mapping[str, Any]) -> dict[str, Any]:
         "compacted_tokens": int(totals["compacted_tokens"]),
         "pruned_tokens": int(totals["pruned_tokens"]),
     }
-
-
-# ---------------------------------------------------------------- compaction reading the cache
-
-
-def summary_cache_prefix(
-    *,
-    timeline: Timeline,
-    window: list[BlockValue],
-    plan: CompactionPlan,
-    settings: RenderSettings,
-    model: str,
-    now: datetime,
-) -> CachedPrefix | None:
-    """The context's last render as a summary request can resend it byte for byte, when the
-    provider still caches it: an ``anthropic`` render for this very model, within the cache TTL,
-    with its system prompt known (given as text, no tools) and its prefix unchanged since (the
-    window renders to the same fingerprint up to its last breakpoint). None otherwise: the
-    summarizer then sends the compact transcript."""
-    last = selectors.last_render_for_summary(timeline=timeline)
-    if last is None or last.format != "anthropic" or not last.cache_points or last.model != model:
-        return None
-    if not timedelta(0) <= now - last.rendered_at <= timedelta(seconds=settings.cache_ttl_seconds):
-        return None
-    system = last.system_text
-    rendered = render_window(
-        window,
-        settings=settings,
-        options=RenderOptions(format="anthropic"),
-        system_tokens=count_text_tokens(system),
-        prefix_seed=hashlib.sha256(system.encode("utf-8", "surrogatepass")).hexdigest(),
-    )
-    end = max(last.cache_points)
-    prefix = rendered.prefix
-    segments = sum(1 for index in prefix.indices if index <= end)
-    if segments == 0 or end >= len(rendered.blocks):
-        return None
-    # The stored fingerprint must hold the last breakpoint's segment itself (always so up to 1,024
-    # segments, and for a breakpoint on the prefix's last segment, the usual ``cache_last``); its
-    # digest is cumulative from the seed, so equal there means equal all the way up to it.
-    stored = dict(
-        stored_checkpoints(bytes(last.segment_digests), stride=last.segment_stride, count=last.segment_count)
-    )
-    if stored.get(segments - 1) != prefix.digests[segments - 1]:
-        return None
-    marked = set(last.cache_points)
-    parts = tuple(
-        {
-            **{k: v for k, v in part.items() if k != "cache_control"},
-            **({"cache_control": {"type": "ephemeral"}} if i in marked else {}),
-        }
-        for i, part in enumerate(rendered.blocks[: end + 1])
-    )
-    keep = plan.retained[0] if plan.retained else None
-    keep_from = (keep.path or f"{keep.type}#{keep.seq}") if keep is not None else "the end"
-    return CachedPrefix(system=system, parts=parts, keep_from=keep_from)
-
-
-def summary_usage_fields(*, model: str, usage: dict[str, Any] | None, cache: str) -> dict[str, Any]:
-    """The compaction row's record of its summary call: usage, cost (price table), warm or cold."""
-    if not usage:
-        return {"summary_usage": {}, "summary_cost_usd": None, "summary_cache": cache}
-    priced = price_for(prices(), model)
-    cost = None
-    try:
-        if priced is not None:
-            cost = call_cost(priced[1], read_usage(usage).tokens)
-    except UsageError:
-        cost = None
-    return {"summary_usage": usage, "summary_cost_usd": cost, "summary_cache": cache}

@@ -42,7 +42,7 @@ from a1.context import BaseCompact, Compact, SlidingWindowCompact, Summarization
 from a1.context import Context as A1Context
 from a1.models import Message as A1Message
 
-from timeline_client.contexts import ClientOrTransport, Context, _conversation_path, _requester
+from timeline_client.contexts import ClientOrTransport, Context, conversation_path, requester
 from timeline_client.contexts import Message as StoredMessage
 from timeline_client.http import TimelineAPIError, Transport
 from timeline_client.types import ContextAnswer, ContextsAnswer, MessagesAnswer
@@ -281,7 +281,7 @@ class TimelineRuntime(Runtime):
         settings: Mapping[str, Any] | None = None,
         **runtime_kwargs: Any,
     ):
-        self._http: Transport = _requester(client)
+        self._http: Transport = requester(client)
         self.conversation_id = conversation_id
         self._stored: dict[str, list[str]] = {}  # context name → message ids the service's view holds
         strategy = runtime_kwargs.get("strategy")
@@ -336,7 +336,7 @@ class TimelineRuntime(Runtime):
         if labels is not None and not labels:
             return []
         params = {"labels": ",".join(labels)} if labels else None
-        path = f"{_conversation_path(self.conversation_id)}/full-context/"
+        path = f"{conversation_path(self.conversation_id)}/full-context/"
         body = self._http.call(MessagesAnswer, "GET", path, params=params)
         return [_to_a1(StoredMessage.from_dict(m)) for m in body["messages"]]
 
@@ -381,7 +381,7 @@ class TimelineRuntime(Runtime):
 
     @property
     def _base(self) -> str:
-        return _conversation_path(self.conversation_id)
+        return conversation_path(self.conversation_id)
 
     def _context_path(self, name: str) -> str:
         return Context(self._http, self.conversation_id, name).path

@@ -44,7 +44,7 @@ ADDED_FIELDS = ("timestamp", "message_id")
 ClientOrTransport = TimelineClient | Transport
 
 
-def _requester(client_or_transport: ClientOrTransport) -> Transport:
+def requester(client_or_transport: ClientOrTransport) -> Transport:
     """A ``Transport``, or the one a ``TimelineClient`` holds."""
     if isinstance(client_or_transport, Transport):
         return client_or_transport
@@ -53,7 +53,7 @@ def _requester(client_or_transport: ClientOrTransport) -> Transport:
     raise TypeError("expected a Transport or a TimelineClient")
 
 
-def _conversation_path(conversation: str) -> str:
+def conversation_path(conversation: str) -> str:
     return f"/api/v1/conversations/{quote(conversation, safe='')}"
 
 
@@ -140,7 +140,7 @@ class Context:
         *,
         file: str | os.PathLike[str] | None = None,
     ):
-        self._http = _requester(client_or_transport)
+        self._http = requester(client_or_transport)
         self.conversation = conversation
         self.name = name
         # With a file, every change is mirrored to it at once (``from_file(keep_updated=True)``).
@@ -151,7 +151,7 @@ class Context:
 
     @property
     def path(self) -> str:
-        return f"{_conversation_path(self.conversation)}/contexts/{quote(self.name, safe='')}"
+        return f"{conversation_path(self.conversation)}/contexts/{quote(self.name, safe='')}"
 
     # -- appending
 
@@ -386,15 +386,15 @@ def new_context(
         body["branch_from"] = branch_from
     if compaction_strategy is not None:
         body["compaction_strategy"] = dict(compaction_strategy)
-    http = _requester(client_or_transport)
-    created = http.call(ContextAnswer, "POST", f"{_conversation_path(conversation)}/contexts/", json=body)
+    http = requester(client_or_transport)
+    created = http.call(ContextAnswer, "POST", f"{conversation_path(conversation)}/contexts/", json=body)
     return Context(http, conversation, created["name"])
 
 
 def list_contexts(client_or_transport: ClientOrTransport, conversation: str) -> list[ContextAnswer]:
     """``[{name, created_at, compaction_strategy, message_count, stored_message_count}]``."""
-    path = f"{_conversation_path(conversation)}/contexts/"
-    body = _requester(client_or_transport).call(ContextsAnswer, "GET", path)
+    path = f"{conversation_path(conversation)}/contexts/"
+    body = requester(client_or_transport).call(ContextsAnswer, "GET", path)
     return list(body["contexts"])
 
 
@@ -406,6 +406,6 @@ def get_full_context(
     if isinstance(labels, str):
         labels = [labels]
     params = {"labels": ",".join(labels)} if labels else None
-    path = f"{_conversation_path(conversation)}/full-context/"
-    body = _requester(client_or_transport).call(MessagesAnswer, "GET", path, params=params)
+    path = f"{conversation_path(conversation)}/full-context/"
+    body = requester(client_or_transport).call(MessagesAnswer, "GET", path, params=params)
     return [Message.from_dict(m) for m in body["messages"]]

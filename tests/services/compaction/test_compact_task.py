@@ -12,7 +12,7 @@ from tests.factories import fill_to
 from timeline_app import selectors
 from timeline_app.domain import blocks as b
 from timeline_app.models import Block, Compaction
-from timeline_app.services.compaction_claims import ABANDONED, STALE_CLAIM, TAKEN_OVER
+from timeline_app.services.compaction import ABANDONED, STALE_CLAIM, TAKEN_OVER
 from timeline_app.tasks import compact_timeline
 
 from .helpers import make_timeline

@@ -13,7 +13,7 @@ from tests.factories import fill_to
 from timeline_app.domain import blocks as b
 from timeline_app.models import Block, Compaction
 from timeline_app.rendering.pipeline import RenderOptions
-from timeline_app.services import summarizers as summarizer_services
+from timeline_app.services.compaction import summary as summarizer_services
 from timeline_app.services.render import timeline_render
 from timeline_app.signals import on_after_compaction, on_before_compaction
 from timeline_app.tasks import compact_timeline

@@ -16,8 +16,7 @@ from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.blocks import blocks_append
-from timeline_app.services.compaction import compaction_run
-from timeline_app.services.compaction_claims import TAKEN_OVER
+from timeline_app.services.compaction import TAKEN_OVER, compaction_run
 from timeline_app.services.render import timeline_render
 
 from .helpers import in_thread, make_timeline, needs_concurrent_db
@@ -212,18 +211,18 @@ def test_concurrent_contributors_lose_nothing_while_a_compaction_summarizes_and_
 
 
 def test_a_run_whose_plan_went_stale_before_its_claim_plans_again_instead_of_summarizing(monkeypatch):
-    from timeline_app.services import compaction as compaction_services
+    from timeline_app.services.compaction import run as compaction_services
 
     timeline = make_timeline()
     fill_to(timeline, 4_600)
-    original = compaction_services._claim
+    original = compaction_services.claim
 
     def claim_after_another_run_applied(**kwargs):
-        monkeypatch.setattr(compaction_services, "_claim", original)
+        monkeypatch.setattr(compaction_services, "claim", original)
         assert compact(timeline, None, trigger="manual")().status == "applied"
         return original(**kwargs)
 
-    monkeypatch.setattr(compaction_services, "_claim", claim_after_another_run_applied)
+    monkeypatch.setattr(compaction_services, "claim", claim_after_another_run_applied)
     summarizer = BlockingSummarizer(timeout=0.1)
     outcome = compaction_run(
         timeline=timeline,

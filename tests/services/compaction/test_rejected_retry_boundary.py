@@ -14,7 +14,7 @@ from django.utils import timezone
 from compaction.planner import worth_retrying
 from tests.factories import fill_to
 from timeline_app.rendering.pipeline import RenderOptions
-from timeline_app.services.background import COMPACT_TASK, timelines_past_soft_threshold
+from timeline_app.services.compaction import COMPACT_TASK, timelines_past_soft_threshold
 from timeline_app.services.render import timeline_render
 
 from .helpers import background_compaction, make_timeline

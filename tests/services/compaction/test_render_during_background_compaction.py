@@ -15,9 +15,8 @@ from timeline_app.domain import blocks as b
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.selectors.settings import timeline_settings
-from timeline_app.services import compaction as compaction_services
-from timeline_app.services.background import background_settings
-from timeline_app.services.compaction import compaction_run
+from timeline_app.services.compaction import background_settings, compaction_run
+from timeline_app.services.compaction import run as compaction_services
 from timeline_app.services.render import timeline_render
 
 from .helpers import in_thread, make_timeline, needs_concurrent_db

@@ -1,5 +1,5 @@
 """A render that finds its window past the soft threshold queues a background compaction at once
-(services.background.compaction_nudge), once per timeline per NUDGE_SECONDS; the sweep remains.
+(services.compaction.nudge.compaction_nudge), once per timeline per NUDGE_SECONDS; the sweep remains.
 The broker is the boundary: the compact task's ``apply_async`` is replaced by a recorder."""
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ from timeline_app import selectors
 from timeline_app.models import Compaction
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.selectors.settings import timeline_settings
-from timeline_app.services.background import COMPACT_TASK, NUDGE_SECONDS
-from timeline_app.services.compaction import compaction_run
+from timeline_app.services.compaction import COMPACT_TASK, NUDGE_SECONDS, compaction_run
 from timeline_app.services.render import timeline_render
 
 from .helpers import background_compaction, make_timeline

@@ -18,8 +18,7 @@ from tests.factories import add_turn
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.selectors.settings import timeline_settings
-from timeline_app.services.compaction import compaction_run
-from timeline_app.services.compaction_revert import compaction_revert
+from timeline_app.services.compaction import compaction_revert, compaction_run
 from timeline_app.services.conversations import conversation_create, timeline_get_or_create
 from timeline_app.services.hiding import blocks_hide
 from timeline_app.services.render import timeline_render

@@ -14,9 +14,7 @@ from timeline_app.domain.contributions import NewBlock
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.blocks import blocks_append
-from timeline_app.services.compaction import compaction_run
-from timeline_app.services.compaction_apply import SUPERSEDED
-from timeline_app.services.compaction_revert import compaction_revert
+from timeline_app.services.compaction import SUPERSEDED, compaction_revert, compaction_run
 
 from .helpers import in_thread, make_timeline, needs_concurrent_db
 from .summarizers import BlockingSummarizer

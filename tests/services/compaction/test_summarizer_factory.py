@@ -8,7 +8,7 @@ from django.test import override_settings
 
 from compaction.summary import ExtractiveSummarizer
 from compaction.summary.anthropic import AnthropicSummarizer
-from timeline_app.services.summarizers import configured_summarizer, fallback_summarizer
+from timeline_app.services.compaction import configured_summarizer, fallback_summarizer
 
 from .summarizers import SlowSummarizer
 

@@ -14,9 +14,8 @@ from timeline_app.domain import blocks as b
 from timeline_app.domain.contributions import NewBlock
 from timeline_app.models import Block, Compaction, Conversation, Timeline
 from timeline_app.selectors.settings import timeline_settings
-from timeline_app.services.background import timelines_past_soft_threshold
 from timeline_app.services.blocks import blocks_append
-from timeline_app.services.compaction import compaction_run
+from timeline_app.services.compaction import compaction_run, timelines_past_soft_threshold
 from timeline_app.tasks import compact_timeline, sweep_compactions
 
 from .helpers import background_compaction, make_timeline

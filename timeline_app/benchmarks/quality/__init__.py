@@ -27,7 +27,7 @@ from timeline_app.benchmarks.quality.report import side_by_side, summarize, tabl
 from timeline_app.benchmarks.quality.runner import QualitySettings, SessionResult, run_session
 from timeline_app.benchmarks.quality.sessions import PHRASINGS, generate
 from timeline_app.services.api_keys import api_key_create
-from timeline_app.services.summarizers import configured_summarizer
+from timeline_app.services.compaction import configured_summarizer
 
 SUMMARIZERS = ("extractive", "anthropic", "openai")
 __all__ = ["PHRASINGS", "SUMMARIZERS", "QualityOptions", "run", "run_sessions"]

@@ -1,8 +1,8 @@
-"""Compaction in the shell (DESIGN §6): plan on a snapshot, summarize outside any transaction,
-apply in a short transaction that checks nothing it planned against has changed
-(``compaction_apply``).
+"""Run a compaction (DESIGN §6): plan on a snapshot, summarize outside any transaction, apply in a
+short transaction that checks nothing it planned against has changed (``apply``).
 
-A timeline has at most one compaction in flight: its claim (``compaction_claims``).
+A timeline has at most one compaction in flight: its claim (``claims``). ``timeline_compact`` is
+the compact task's work (the sweep's, a nudge's or a ``POST …/compact/`` request's).
 
 A conversation erased while its compaction runs (its rows gone: ``ConversationErased``) ends the
 run quietly as ``skipped`` with one INFO line: nothing is left to compact or to clean up.
@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from datetime import datetime
 
+from django.conf import settings as django_settings
 from django.utils import timezone
 
 from compaction.planner import visible_tokens
@@ -23,24 +25,28 @@ from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.errors import ConversationErased
 from timeline_app.models import Compaction, Timeline
-from timeline_app.services.compaction_apply import (
+from timeline_app.services.compaction.apply import (
     SUPERSEDED,
     CompactionOutcome,
-    _apply,
-    _latest_compaction_id,
-    _Snapshot,
-    _snapshot,
+    Snapshot,
+    latest_compaction_id,
+    snapshot,
+    summary_apply,
 )
-from timeline_app.services.compaction_claims import (
+from timeline_app.services.compaction.background import background_settings, summarizes
+from timeline_app.services.compaction.claims import (
     ERASED,
-    _claim,
-    _claim_requested,
-    _release,
-    _settle_request,
-    _wait_for_running,
+    claim,
+    claim_requested,
+    release,
+    settle_request,
+    wait_for_running,
 )
-from timeline_app.services.summarizers import configured_summarizer, draft_summary
-from timeline_app.services.usage import summary_cache_prefix
+from timeline_app.services.compaction.summary import (
+    configured_summarizer,
+    draft_summary,
+    summary_cache_prefix,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -109,6 +115,35 @@ def compaction_run(
         return CompactionOutcome(status=Compaction.Outcome.SKIPPED, error=ERASED)
 
 
+@dataclass(frozen=True)
+class _Attempt:
+    """What one run was asked to do: fixed for the run, whatever it finds."""
+
+    timeline_id: int
+    settings: RenderSettings
+    trigger: str
+    force: bool
+    system_tokens: int
+    task_id: str
+
+    def plan(self) -> Snapshot:
+        return snapshot(
+            timeline_id=self.timeline_id,
+            settings=self.settings,
+            system_tokens=self.system_tokens,
+            force=self.force,
+        )
+
+
+@dataclass(frozen=True)
+class _Claimed:
+    """A plan and the claim to carry it out (``record`` None: a render over ``max_tokens``
+    compacting by itself after waiting for the running compaction)."""
+
+    snap: Snapshot
+    record: Compaction | None
+
+
 def _run(
     *,
     timeline: Timeline,
@@ -121,64 +156,92 @@ def _run(
     record_id: int | None,
     now: datetime | None,
 ) -> CompactionOutcome:
-    snap = _snapshot(timeline_id=timeline.pk, settings=settings, system_tokens=system_tokens, force=force)
+    attempt = _Attempt(timeline.pk, settings, trigger, force, system_tokens, task_id)
+    snap = attempt.plan()
     # A manual attempt (``compact`` with ``wait``) is a row whatever it finds: every attempt is listed.
     recorded = record_id is not None or trigger == Compaction.Trigger.MANUAL
     before = system_tokens + visible_tokens(snap.window)
     if snap.plan is None:
         reason = nothing_to_do(before_tokens=before, settings=settings)
         if recorded:
-            record_id = _settle_request(
+            record_id = settle_request(
                 record_id, timeline=snap.timeline, trigger=trigger, error=reason, before_tokens=before
             )
         return CompactionOutcome(
             status=Compaction.Outcome.SKIPPED, compaction_id=record_id, before_tokens=before, error=reason
         )
+    claimed = _claim_or_busy(attempt, snap, record_id=record_id, recorded=recorded, before=before)
+    if isinstance(claimed, CompactionOutcome):
+        return claimed
+    return _summarize_claimed(attempt, claimed, summarizer=summarizer, now=now)
+
+
+def _claim_or_busy(
+    attempt: _Attempt, snap: Snapshot, *, record_id: int | None, recorded: bool, before: int
+) -> _Claimed | CompactionOutcome:
+    """Take the timeline's claim (the requested row's, when there is one), or answer ``busy``; a
+    render over ``max_tokens`` waits for the running compaction instead (``_after_the_running_one``)."""
+    trigger, task_id = attempt.trigger, attempt.task_id
     if record_id is not None:
-        record = _claim_requested(timeline=snap.timeline, record_id=record_id, task_id=task_id)
+        record = claim_requested(timeline=snap.timeline, record_id=record_id, task_id=task_id)
         if record is None:
-            _settle_request(
+            settle_request(
                 record_id, timeline=snap.timeline, trigger=trigger, error=BUSY, before_tokens=before
             )
             return CompactionOutcome(status=Compaction.Outcome.BUSY, compaction_id=record_id, error=BUSY)
     else:
-        record = _claim(timeline=snap.timeline, trigger=trigger, task_id=task_id)
+        record = claim(timeline=snap.timeline, trigger=trigger, task_id=task_id)
     if record is None:
-        if trigger not in _RENDER_TRIGGERS or not _over_ceiling(snap.window, system_tokens, settings):
+        if trigger not in _RENDER_TRIGGERS or not _over_ceiling(
+            snap.window, attempt.system_tokens, attempt.settings
+        ):
             busy_id = None
             if recorded:
-                busy_id = _settle_request(
+                busy_id = settle_request(
                     None, timeline=snap.timeline, trigger=trigger, error=BUSY, before_tokens=before
                 )
             return CompactionOutcome(status=Compaction.Outcome.BUSY, compaction_id=busy_id, error=BUSY)
-        _wait_for_running(timeline=snap.timeline, seconds=RENDER_WAIT_SECONDS)
-        snap = _snapshot(timeline_id=timeline.pk, settings=settings, system_tokens=system_tokens, force=force)
-        if snap.plan is None:
-            return CompactionOutcome(status=Compaction.Outcome.SKIPPED)
-        record = _claim(timeline=snap.timeline, trigger=trigger, task_id=task_id)
-        if record is None:
-            logger.warning(
-                "compaction of timeline %s still running after %.0f s; the render compacts by itself",
-                timeline.pk,
-                RENDER_WAIT_SECONDS,
-            )
+        return _after_the_running_one(attempt, snap)
+    return _Claimed(snap=snap, record=record)
+
+
+def _after_the_running_one(attempt: _Attempt, snap: Snapshot) -> _Claimed | CompactionOutcome:
+    """A render over ``max_tokens``: wait for the running compaction, plan again, and compact by
+    itself (without the claim) if the context still needs it."""
+    wait_for_running(timeline=snap.timeline, seconds=RENDER_WAIT_SECONDS)
+    snap = attempt.plan()
+    if snap.plan is None:
+        return CompactionOutcome(status=Compaction.Outcome.SKIPPED)
+    record = claim(timeline=snap.timeline, trigger=attempt.trigger, task_id=attempt.task_id)
+    if record is None:
+        logger.warning(
+            "compaction of timeline %s still running after %.0f s; the render compacts by itself",
+            attempt.timeline_id,
+            RENDER_WAIT_SECONDS,
+        )
+    return _Claimed(snap=snap, record=record)
+
+
+def _summarize_claimed(
+    attempt: _Attempt, claimed: _Claimed, *, summarizer: Summarizer | None, now: datetime | None
+) -> CompactionOutcome:
+    """Summarize and apply under the claim; a failure releases it as ``failed`` and is raised."""
+    snap, record, settings = claimed.snap, claimed.record, attempt.settings
     started = time.monotonic()
     try:
-        if record is not None and _latest_compaction_id(snap.timeline) != snap.latest_compaction_id:
+        if record is not None and latest_compaction_id(snap.timeline) != snap.latest_compaction_id:
             # Another run applied between our plan and our claim: plan again rather than pay for
             # a summary the apply check would throw away.
-            snap = _snapshot(
-                timeline_id=timeline.pk, settings=settings, system_tokens=system_tokens, force=force
-            )
+            snap = attempt.plan()
             if snap.plan is None:
-                _release(record, started=started, status=Compaction.Status.SKIPPED, error=SUPERSEDED)
+                release(record, started=started, status=Compaction.Status.SKIPPED, error=SUPERSEDED)
                 return CompactionOutcome(
                     status=Compaction.Outcome.SKIPPED, compaction_id=record.pk, error=SUPERSEDED
                 )
         return _summarize_and_apply(
             snap=snap,
             record=record,
-            trigger=trigger,
+            trigger=attempt.trigger,
             settings=settings,
             summarizer=summarizer or configured_summarizer(model=settings.summary_model),
             started=started,
@@ -187,9 +250,9 @@ def _run(
     except ConversationErased:
         raise
     except Exception as exc:
-        logger.exception("compaction of timeline %s failed", timeline.pk)
+        logger.exception("compaction of timeline %s failed", attempt.timeline_id)
         if record is not None:
-            _release(
+            release(
                 record,
                 started=started,
                 status=Compaction.Status.FAILED,
@@ -200,7 +263,7 @@ def _run(
 
 def _summarize_and_apply(
     *,
-    snap: _Snapshot,
+    snap: Snapshot,
     record: Compaction | None,
     trigger: str,
     settings: RenderSettings,
@@ -235,7 +298,7 @@ def _summarize_and_apply(
         seconds=draft.summarize_ms / 1000,
         fell_back=bool(draft.errors),
     )
-    outcome = _apply(
+    outcome = summary_apply(
         snap=snap,
         plan=plan,
         record=record,
@@ -256,3 +319,35 @@ def _summarize_and_apply(
             },
         )
     return outcome
+
+
+def timeline_compact(
+    *,
+    timeline_id: int,
+    trigger: str,
+    force: bool = False,
+    task_id: str = "",
+    compaction_id: int | None = None,
+) -> CompactionOutcome:
+    """The compact task's work: a background run plans against the soft threshold, a manual one
+    against the conversation's own threshold (like ``POST …/compact/`` with ``wait``)."""
+    if trigger not in Compaction.Trigger.values:
+        raise ValueError(f"unknown compaction trigger {trigger!r}")
+    timeline = Timeline.objects.select_related("conversation").filter(pk=timeline_id).first()
+    if timeline is None:
+        return CompactionOutcome(status=Compaction.Outcome.SKIPPED, error="timeline gone")
+    settings = selectors.timeline_settings(timeline=timeline)
+    if trigger == Compaction.Trigger.BACKGROUND:
+        if not summarizes(timeline):
+            return CompactionOutcome(
+                status=Compaction.Outcome.SKIPPED, error="the context's strategy does not summarize"
+            )
+        settings = background_settings(settings, soft_threshold=django_settings.TIMELINE_SOFT_THRESHOLD)
+    return compaction_run(
+        timeline=timeline,
+        settings=settings,
+        trigger=trigger,
+        force=force,
+        task_id=task_id,
+        record_id=compaction_id,
+    )

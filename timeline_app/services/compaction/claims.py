@@ -28,7 +28,7 @@ TAKEN_OVER = "abandoned: taken over by a redelivery of the same task"
 ERASED = "erased: the conversation was erased meanwhile"
 
 
-def _claim(*, timeline: Timeline, trigger: str, task_id: str) -> Compaction | None:
+def claim(*, timeline: Timeline, trigger: str, task_id: str) -> Compaction | None:
     now = timezone.now()
     running = Compaction.objects.filter(timeline=timeline, status=Compaction.Status.RUNNING)
     running.filter(started_at__lt=now - STALE_CLAIM).update(
@@ -54,7 +54,7 @@ def _claim(*, timeline: Timeline, trigger: str, task_id: str) -> Compaction | No
         return None
 
 
-def _claim_requested(*, timeline: Timeline, record_id: int, task_id: str) -> Compaction | None:
+def claim_requested(*, timeline: Timeline, record_id: int, task_id: str) -> Compaction | None:
     """Turn the ``queued`` row ``POST …/compact/`` created into this run's claim (the same row, so
     the id the 202 gave names the outcome). A redelivery of the same task takes its own running row
     back. None when another compaction holds the claim or the row is no longer queued."""
@@ -64,7 +64,7 @@ def _claim_requested(*, timeline: Timeline, record_id: int, task_id: str) -> Com
     ).update(status=Compaction.Status.FAILED, error=ABANDONED, finished_at=now)
     mine = Compaction.objects.filter(pk=record_id, timeline=timeline)
     try:
-        with transaction.atomic(durable=True):  # committed before the summarizer runs, as ``_claim``
+        with transaction.atomic(durable=True):  # committed before the summarizer runs, as ``claim``
             taken = mine.filter(status=Compaction.Status.QUEUED).update(
                 status=Compaction.Status.RUNNING, started_at=now, task_id=task_id
             )
@@ -75,7 +75,7 @@ def _claim_requested(*, timeline: Timeline, record_id: int, task_id: str) -> Com
     return mine.first() if taken else None
 
 
-def _settle_request(
+def settle_request(
     record_id: int | None, *, timeline: Timeline, trigger: str, error: str, before_tokens: int
 ) -> int:
     """Finish as ``skipped`` a requested (``queued``) row that this run did not claim, or write a
@@ -90,7 +90,7 @@ def _settle_request(
     return record_id
 
 
-def _release(record: Compaction, *, started: float, **fields: Any) -> bool:
+def release(record: Compaction, *, started: float, **fields: Any) -> bool:
     """Finish a claim that did not apply (conditional: a claim taken over stays as it is)."""
     updated = Compaction.objects.filter(pk=record.pk, status=Compaction.Status.RUNNING).update(
         finished_at=timezone.now(), duration_ms=int((time.monotonic() - started) * 1000), **fields
@@ -102,7 +102,7 @@ def _release(record: Compaction, *, started: float, **fields: Any) -> bool:
     return updated == 1
 
 
-def _wait_for_running(*, timeline: Timeline, seconds: float) -> None:
+def wait_for_running(*, timeline: Timeline, seconds: float) -> None:
     deadline = time.monotonic() + seconds
     running = Compaction.objects.filter(timeline=timeline, status=Compaction.Status.RUNNING)
     while running.exists() and time.monotonic() < deadline:

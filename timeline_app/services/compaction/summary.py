@@ -1,4 +1,6 @@
-"""The configured summarizer (shell: reads settings), and a summary drafted with it.
+"""The summary in the shell: the configured summarizer (reads settings), a summary drafted with
+it, the context's cached prefix an LLM summary may resend (``summary_cache_prefix``), and the
+compaction row's record of the summary call (``summary_usage_fields``).
 
 Precedence: ``TIMELINE_SUMMARIZER_CLASS`` (a dotted path to a class or factory called with no
 arguments), then ``TIMELINE_SUMMARIZER`` (``anthropic``, ``openai`` or ``extractive``). The
@@ -8,8 +10,10 @@ LLM summarizer's model for that conversation.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -21,11 +25,18 @@ from compaction.digest import build_digest
 from compaction.planner import CompactionPlan, summarizable
 from compaction.summary import ExtractiveSummarizer, Summarizer, SummaryOutcome, summarize_with_fallback
 from compaction.summary.block import build_summary_block
+from compaction.summary.prompt import CachedPrefix
+from timeline_app import selectors
+from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.domain.costs import block_tokens
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.domain.times import iso_utc
-from timeline_app.models import Block
-from timeline_app.rendering.usage.pricing import price_for
+from timeline_app.domain.tokens import count_text_tokens
+from timeline_app.models import Block, Timeline
+from timeline_app.rendering.pipeline import RenderOptions, render_window
+from timeline_app.rendering.prefix import stored_checkpoints
+from timeline_app.rendering.usage.pricing import call_cost, price_for
+from timeline_app.rendering.usage.reported import UsageError, read_usage
 from timeline_app.services.model_lifecycle import warn_if_retired
 from timeline_app.services.usage import prices
 
@@ -156,3 +167,73 @@ def draft_summary(
     block = Block(ts=iso_utc(timezone.now()), **fields)
     block.tokens = block_tokens(block.to_value())
     return SummaryDraft(block=block, history=history, split=split, digest=digest, summarize_ms=summarize_ms)
+
+
+# ---------------------------------------------------------------- the summary call reading the cache
+
+
+def summary_cache_prefix(
+    *,
+    timeline: Timeline,
+    window: list[BlockValue],
+    plan: CompactionPlan,
+    settings: RenderSettings,
+    model: str,
+    now: datetime,
+) -> CachedPrefix | None:
+    """The context's last render as a summary request can resend it byte for byte, when the
+    provider still caches it: an ``anthropic`` render for this very model, within the cache TTL,
+    with its system prompt known (given as text, no tools) and its prefix unchanged since (the
+    window renders to the same fingerprint up to its last breakpoint). None otherwise: the
+    summarizer then sends the compact transcript."""
+    last = selectors.last_render_for_summary(timeline=timeline)
+    if last is None or last.format != "anthropic" or not last.cache_points or last.model != model:
+        return None
+    if not timedelta(0) <= now - last.rendered_at <= timedelta(seconds=settings.cache_ttl_seconds):
+        return None
+    system = last.system_text
+    rendered = render_window(
+        window,
+        settings=settings,
+        options=RenderOptions(format="anthropic"),
+        system_tokens=count_text_tokens(system),
+        prefix_seed=hashlib.sha256(system.encode("utf-8", "surrogatepass")).hexdigest(),
+    )
+    end = max(last.cache_points)
+    prefix = rendered.prefix
+    segments = sum(1 for index in prefix.indices if index <= end)
+    if segments == 0 or end >= len(rendered.blocks):
+        return None
+    # The stored fingerprint must hold the last breakpoint's segment itself (always so up to 1,024
+    # segments, and for a breakpoint on the prefix's last segment, the usual ``cache_last``); its
+    # digest is cumulative from the seed, so equal there means equal all the way up to it.
+    stored = dict(
+        stored_checkpoints(bytes(last.segment_digests), stride=last.segment_stride, count=last.segment_count)
+    )
+    if stored.get(segments - 1) != prefix.digests[segments - 1]:
+        return None
+    marked = set(last.cache_points)
+    parts = tuple(
+        {
+            **{k: v for k, v in part.items() if k != "cache_control"},
+            **({"cache_control": {"type": "ephemeral"}} if i in marked else {}),
+        }
+        for i, part in enumerate(rendered.blocks[: end + 1])
+    )
+    keep = plan.retained[0] if plan.retained else None
+    keep_from = (keep.path or f"{keep.type}#{keep.seq}") if keep is not None else "the end"
+    return CachedPrefix(system=system, parts=parts, keep_from=keep_from)
+
+
+def summary_usage_fields(*, model: str, usage: dict[str, Any] | None, cache: str) -> dict[str, Any]:
+    """The compaction row's record of its summary call: usage, cost (price table), warm or cold."""
+    if not usage:
+        return {"summary_usage": {}, "summary_cost_usd": None, "summary_cache": cache}
+    priced = price_for(prices(), model)
+    cost = None
+    try:
+        if priced is not None:
+            cost = call_cost(priced[1], read_usage(usage).tokens)
+    except UsageError:
+        cost = None
+    return {"summary_usage": usage, "summary_cost_usd": cost, "summary_cache": cache}

@@ -26,10 +26,9 @@ from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.errors import ConversationErased
 from timeline_app.models import Compaction, Timeline
-from timeline_app.services.compaction_claims import ERASED, TAKEN_OVER
+from timeline_app.services.compaction.claims import ERASED, TAKEN_OVER
+from timeline_app.services.compaction.summary import SummaryDraft, summary_usage_fields
 from timeline_app.services.conversations import timeline_lock
-from timeline_app.services.summarizers import SummaryDraft
-from timeline_app.services.usage import summary_usage_fields
 
 SUPERSEDED = "superseded: the timeline was compacted or cleared meanwhile"
 FULL = "rejected: the context is full (no seq left for a summary block)"
@@ -67,7 +66,7 @@ class CompactionOutcome:
 
 
 @dataclass(frozen=True)
-class _Snapshot:
+class Snapshot:
     """What a plan was made against: checked again under lock before applying."""
 
     timeline: Timeline
@@ -76,19 +75,19 @@ class _Snapshot:
     plan: CompactionPlan | None
 
 
-def _snapshot(*, timeline_id: int, settings: RenderSettings, system_tokens: int, force: bool) -> _Snapshot:
+def snapshot(*, timeline_id: int, settings: RenderSettings, system_tokens: int, force: bool) -> Snapshot:
     fresh = Timeline.objects.filter(pk=timeline_id).first()
     if fresh is None:
         raise ConversationErased(ERASED)
     # The latest compaction is read before the window: if one applies in between, the apply check
     # sees a newer one and skips (never the other way round).
-    latest_id = _latest_compaction_id(fresh)
+    latest_id = latest_compaction_id(fresh)
     window = selectors.visible_window(timeline=fresh)
     plan = plan_compaction(window, system_tokens=system_tokens, settings=settings, force=force)
-    return _Snapshot(timeline=fresh, latest_compaction_id=latest_id, window=window, plan=plan)
+    return Snapshot(timeline=fresh, latest_compaction_id=latest_id, window=window, plan=plan)
 
 
-def _latest_compaction_id(timeline: Timeline) -> int | None:
+def latest_compaction_id(timeline: Timeline) -> int | None:
     return (
         Compaction.objects.filter(timeline=timeline, status=Compaction.Status.APPLIED)
         .order_by("-id")
@@ -118,9 +117,9 @@ def _record_fields(plan: CompactionPlan, draft: SummaryDraft) -> dict[str, Any]:
     }
 
 
-def _apply(
+def summary_apply(
     *,
-    snap: _Snapshot,
+    snap: Snapshot,
     plan: CompactionPlan,
     record: Compaction | None,
     trigger: str,
@@ -147,7 +146,7 @@ def _apply(
             setattr(row, name, value)
 
         if (
-            _latest_compaction_id(locked) != snap.latest_compaction_id
+            latest_compaction_id(locked) != snap.latest_compaction_id
             or locked.view_start_seq != timeline.view_start_seq
         ):
             reason = f"{SUPERSEDED}; {errors}" if errors else SUPERSEDED

@@ -17,8 +17,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from timeline_app.models import Compaction, Timeline
-from timeline_app.services.background import compaction_enqueue
-from timeline_app.services.compaction_claims import ABANDONED, STALE_CLAIM
+from timeline_app.services.compaction.background import compaction_enqueue
+from timeline_app.services.compaction.claims import ABANDONED, STALE_CLAIM
 from timeline_app.services.conversations import timeline_lock
 
 NOT_QUEUED = "not queued: the broker did not take the task"
