@@ -17,9 +17,10 @@ from tests.admin import urls
 from tests.admin.builders import compact, contribute_turns
 from timeline_app.models import Conversation, RenderRecord, Tenant, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.rendering.request_head import RequestHead
 from timeline_app.services.conversations import conversation_create
 from timeline_app.services.hiding import blocks_hide, blocks_unhide
-from timeline_app.services.render import timeline_render
+from timeline_app.services.render import timeline_render, timeline_render_preview
 
 pytestmark = pytest.mark.django_db
 
@@ -48,8 +49,7 @@ def _history(tenant: Tenant, public_id: str = "conv-past") -> tuple[Conversation
             timeline=timeline,
             options=RenderOptions(**options),
             now=start + at,
-            system_tokens=120,
-            system_digest="digest-of-the-system-prompt",
+            head=RequestHead(system_tokens=120, digest="digest-of-the-system-prompt"),
         )
         return outcome.pruning_status
 
@@ -115,14 +115,12 @@ def _legacy_history(tenant: Tenant, *, stride0: bool) -> tuple[Conversation, Ren
     timeline = Timeline.objects.get(conversation=conversation, name="main")
     contribute_turns(timeline, turns=2)
 
-    def render(**kwargs) -> None:
+    def render(*, format: str, system_tokens: int = 0) -> None:
         timeline.refresh_from_db()
-        options = RenderOptions(format=kwargs.pop("format"))
-        timeline_render(timeline=timeline, options=options, **kwargs)
+        options, head = RenderOptions(format=format), RequestHead(system_tokens=system_tokens)
+        timeline_render(timeline=timeline, options=options, head=head)
         if stride0:
-            prefix = timeline_render(
-                timeline=timeline, options=options, dry_run=True, **kwargs
-            ).rendered.prefix
+            prefix = timeline_render_preview(timeline=timeline, options=options, head=head).rendered.prefix
             RenderRecord.objects.filter(pk=RenderRecord.objects.latest("id").pk).update(
                 segment_stride=0, segment_digests=prefix.packed_digests(), segment_seqs=prefix.packed_seqs()
             )
@@ -190,7 +188,9 @@ def test_a_window_over_1024_segments_and_a_hide_state_changed_since_are_rebuilt_
 
     def render() -> RenderRecord:
         timeline.refresh_from_db()
-        timeline_render(timeline=timeline, options=RenderOptions(format="anthropic"), system_tokens=50)
+        timeline_render(
+            timeline=timeline, options=RenderOptions(format="anthropic"), head=RequestHead(system_tokens=50)
+        )
         return RenderRecord.objects.latest("id")
 
     before = render()
@@ -245,7 +245,7 @@ def test_a_native_render_shows_the_request_it_returned(support, tenant, fmt):
     )
     timeline = Timeline.objects.get(conversation=conversation, name="main")
     contribute_turns(timeline, turns=3)
-    timeline_render(timeline=timeline, options=RenderOptions(format=fmt), system_tokens=0)
+    timeline_render(timeline=timeline, options=RenderOptions(format=fmt))
     record = RenderRecord.objects.get(timeline=timeline)
     html = support.get(past_render_url(conversation, record)).content.decode()
     assert 'id="tl-replay-verdict">exact<' in html

@@ -206,7 +206,7 @@ class ConversationPages(admin.ModelAdmin[Conversation]):
     # ------------------------------------------------------------ render preview
 
     def render_preview_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        """What the agent would get if it rendered now, as a dry run that persists nothing."""
+        """What the agent would get if it rendered now, as a preview that persists nothing."""
         conversation = self.conversation_or_redirect(request, object_id)
         if isinstance(conversation, HttpResponse):
             return conversation

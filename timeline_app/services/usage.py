@@ -6,7 +6,6 @@ cacheable lengths), loads the provider cache the forecast starts from, and write
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -21,11 +20,11 @@ from compaction.summary_prompt import CachedPrefix
 from timeline_app import metrics, selectors
 from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.domain.settings import RenderSettings
-from timeline_app.domain.tokens import count_text_tokens
 from timeline_app.errors import Conflict, InvalidInput, NotFound
 from timeline_app.models import RenderRecord, RenderUsage, Timeline
 from timeline_app.rendering.pipeline import Rendered, RenderOptions, render_window
 from timeline_app.rendering.prefix import stored_checkpoints
+from timeline_app.rendering.request_head import request_head
 from timeline_app.rendering.usage.forecast import (
     ANTHROPIC_MIN_TOKENS,
     GEMINI_MIN_TOKENS,
@@ -339,12 +338,13 @@ def summary_cache_prefix(
     if not timedelta(0) <= now - last.rendered_at <= timedelta(seconds=settings.cache_ttl_seconds):
         return None
     system = last.system_text
+    head = request_head(system_text=system)  # the head's digest and tokens as the render built them
     rendered = render_window(
         window,
         settings=settings,
         options=RenderOptions(format="anthropic"),
-        system_tokens=count_text_tokens(system),
-        prefix_seed=hashlib.sha256(system.encode("utf-8", "surrogatepass")).hexdigest(),
+        system_tokens=head.system_tokens,
+        prefix_seed=head.digest,
     )
     end = max(last.cache_points)
     prefix = rendered.prefix
