@@ -17,14 +17,13 @@ from timeline_app import selectors
 from timeline_app.domain import blocks as b
 from timeline_app.domain.block_rules import block_problems, default_author
 from timeline_app.domain.contributions import NewAttachment, NewBlock, default_path, replay_differences
-from timeline_app.domain.costs import block_tokens
 from timeline_app.domain.message_validation import message_block_problems
 from timeline_app.domain.meta import MetaLimits
 from timeline_app.domain.thinking import thinking_block_problems
 from timeline_app.domain.times import iso_utc
 from timeline_app.errors import Conflict, InvalidInput
 from timeline_app.models import Block, Timeline
-from timeline_app.rendering.ttl import ttl_replacement_tokens
+from timeline_app.rendering.ttl import stored_costs
 from timeline_app.services.conversations import timeline_lock_for_append
 
 ReplayCheck = Callable[[Block, NewBlock], dict[str, str]]
@@ -181,9 +180,7 @@ def blocks_store(
         # the lock, where the stored ones are known (a read of the ids before it, to tokenize
         # outside the lock, was a statement more per append: issue 38).
         for row in fresh:
-            row.tokens = block_tokens(row.to_value())
-            # With its tokens (pruning hides bulky blocks): what it costs once TTL-pruned.
-            row.replacement_tokens = ttl_replacement_tokens(row.to_value())
+            row.tokens, row.replacement_tokens = stored_costs(row.to_value())
         if fresh and next_seq + len(fresh) > b.SEQ_LIMIT:
             raise Conflict(
                 "the context is full: no seq left for these blocks",

@@ -20,10 +20,10 @@ from django.utils.module_loading import import_string
 from compaction.digest import build_digest
 from compaction.planner import CompactionPlan, build_summary_block, summarizable
 from compaction.summarizers import ExtractiveSummarizer, Summarizer, SummaryOutcome, summarize_with_fallback
-from timeline_app.domain.costs import block_tokens
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.domain.times import iso_utc
 from timeline_app.models import Block
+from timeline_app.rendering.ttl import stored_costs
 from timeline_app.rendering.usage.pricing import price_for
 from timeline_app.services.model_lifecycle import warn_if_retired
 from timeline_app.services.usage import prices
@@ -153,5 +153,5 @@ def draft_summary(
         turn_id=turn_id,
     )
     block = Block(ts=iso_utc(timezone.now()), **fields)
-    block.tokens = block_tokens(block.to_value())
+    block.tokens, block.replacement_tokens = stored_costs(block.to_value())
     return SummaryDraft(block=block, history=history, split=split, digest=digest, summarize_ms=summarize_ms)
