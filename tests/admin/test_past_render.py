@@ -15,8 +15,9 @@ from django.utils import timezone
 
 from tests.admin import urls
 from tests.admin.builders import compact, contribute_turns
-from timeline_app.models import Conversation, RenderRecord, Tenant, Timeline
-from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.domain.settings import RenderSettings
+from timeline_app.models import Block, Conversation, RenderRecord, Tenant, Timeline
+from timeline_app.rendering.pipeline import RenderOptions, render_window
 from timeline_app.rendering.request_head import RequestHead
 from timeline_app.services.conversations import conversation_create
 from timeline_app.services.hiding import blocks_hide, blocks_unhide
@@ -258,3 +259,25 @@ def test_a_native_render_shows_the_request_it_returned(support, tenant, fmt):
     )
     if fmt == "anthropic_messages":
         assert "cache_control" in shown
+
+
+def test_a_render_recorded_without_inputs_keeps_todays_valid_overrides_when_another_broke(support, tenant):
+    """A record without inputs is replayed with today's settings, read as a render reads them: a
+    stored override that no longer validates falls back to its default alone, and the valid ones
+    still apply (all of them dropped, the cache points the override placed could not be rebuilt;
+    the page's own fallback, before, answered a dropped key with a 500)."""
+    valid = {"cache_point_offset_rounds": 1}
+    conversation = conversation_create(tenant=tenant, public_id="conv-broken", settings=valid)
+    timeline = Timeline.objects.get(conversation=conversation, name="main")
+    contribute_turns(timeline, turns=4)
+    timeline_render(timeline=timeline, options=RenderOptions(format="text"))
+    record = RenderRecord.objects.get(timeline=timeline)
+    RenderRecord.objects.filter(pk=record.pk).update(
+        render_inputs={}, window_first_seq=None, window_last_seq=None, window_skipped_seqs=b""
+    )
+    Conversation.objects.filter(pk=conversation.pk).update(settings={**valid, "retired_setting": 1})
+    stored = [row.to_value() for row in Block.objects.filter(timeline=timeline).order_by("seq")]
+    defaults = render_window(stored, settings=RenderSettings(), options=RenderOptions(format="text"))
+    assert record.cache_points and defaults.cache_points != record.cache_points
+    result = support.get(past_render_url(conversation, record)).context["result"]
+    assert result.exact and result.options.format == "text", result.problems
