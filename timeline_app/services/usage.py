@@ -338,7 +338,7 @@ def summary_cache_prefix(
     if not timedelta(0) <= now - last.rendered_at <= timedelta(seconds=settings.cache_ttl_seconds):
         return None
     system = last.system_text
-    head = request_head(system_text=system)  # the head's digest and tokens as the render built them
+    head = request_head(system_text=system)  # as the API builds it from this text (tokens counted)
     rendered = render_window(
         window,
         settings=settings,
