@@ -28,6 +28,7 @@ from django.utils import timezone
 from tests.admin.builders import compacted_conversation
 from timeline_app.models import Conversation, RenderRecord, RenderUsage, Tenant
 from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.rendering.request_head import RequestHead
 from timeline_app.services.render import timeline_render
 from timeline_app.services.usage import render_usage_report
 
@@ -92,7 +93,7 @@ def planted(superuser):
         timeline=timeline,
         options=RenderOptions(format="anthropic"),
         now=timezone.now() - timedelta(minutes=1),
-        system_tokens=10,
+        head=RequestHead(system_tokens=10),
     )
     record = RenderRecord.objects.get(timeline=timeline, public_id=outcome.render_id)
     render_usage_report(

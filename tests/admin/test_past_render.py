@@ -15,11 +15,13 @@ from django.utils import timezone
 
 from tests.admin import urls
 from tests.admin.builders import compact, contribute_turns
-from timeline_app.models import Conversation, RenderRecord, Tenant, Timeline
-from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.domain.settings import RenderSettings
+from timeline_app.models import Block, Conversation, RenderRecord, Tenant, Timeline
+from timeline_app.rendering.pipeline import RenderOptions, render_window
+from timeline_app.rendering.request_head import RequestHead
 from timeline_app.services.conversations import conversation_create
 from timeline_app.services.hiding import blocks_hide, blocks_unhide
-from timeline_app.services.render import timeline_render
+from timeline_app.services.render import timeline_render, timeline_render_preview
 
 pytestmark = pytest.mark.django_db
 
@@ -48,8 +50,7 @@ def _history(tenant: Tenant, public_id: str = "conv-past") -> tuple[Conversation
             timeline=timeline,
             options=RenderOptions(**options),
             now=start + at,
-            system_tokens=120,
-            system_digest="digest-of-the-system-prompt",
+            head=RequestHead(system_tokens=120, digest="digest-of-the-system-prompt"),
         )
         return outcome.pruning_status
 
@@ -115,14 +116,12 @@ def _legacy_history(tenant: Tenant, *, stride0: bool) -> tuple[Conversation, Ren
     timeline = Timeline.objects.get(conversation=conversation, name="main")
     contribute_turns(timeline, turns=2)
 
-    def render(**kwargs) -> None:
+    def render(*, format: str, system_tokens: int = 0) -> None:
         timeline.refresh_from_db()
-        options = RenderOptions(format=kwargs.pop("format"))
-        timeline_render(timeline=timeline, options=options, **kwargs)
+        options, head = RenderOptions(format=format), RequestHead(system_tokens=system_tokens)
+        timeline_render(timeline=timeline, options=options, head=head)
         if stride0:
-            prefix = timeline_render(
-                timeline=timeline, options=options, dry_run=True, **kwargs
-            ).rendered.prefix
+            prefix = timeline_render_preview(timeline=timeline, options=options, head=head).rendered.prefix
             RenderRecord.objects.filter(pk=RenderRecord.objects.latest("id").pk).update(
                 segment_stride=0, segment_digests=prefix.packed_digests(), segment_seqs=prefix.packed_seqs()
             )
@@ -190,7 +189,9 @@ def test_a_window_over_1024_segments_and_a_hide_state_changed_since_are_rebuilt_
 
     def render() -> RenderRecord:
         timeline.refresh_from_db()
-        timeline_render(timeline=timeline, options=RenderOptions(format="anthropic"), system_tokens=50)
+        timeline_render(
+            timeline=timeline, options=RenderOptions(format="anthropic"), head=RequestHead(system_tokens=50)
+        )
         return RenderRecord.objects.latest("id")
 
     before = render()
@@ -245,7 +246,7 @@ def test_a_native_render_shows_the_request_it_returned(support, tenant, fmt):
     )
     timeline = Timeline.objects.get(conversation=conversation, name="main")
     contribute_turns(timeline, turns=3)
-    timeline_render(timeline=timeline, options=RenderOptions(format=fmt), system_tokens=0)
+    timeline_render(timeline=timeline, options=RenderOptions(format=fmt))
     record = RenderRecord.objects.get(timeline=timeline)
     html = support.get(past_render_url(conversation, record)).content.decode()
     assert 'id="tl-replay-verdict">exact<' in html
@@ -258,3 +259,25 @@ def test_a_native_render_shows_the_request_it_returned(support, tenant, fmt):
     )
     if fmt == "anthropic_messages":
         assert "cache_control" in shown
+
+
+def test_a_render_recorded_without_inputs_keeps_todays_valid_overrides_when_another_broke(support, tenant):
+    """A record without inputs is replayed with today's settings, read as a render reads them: a
+    stored override that no longer validates falls back to its default alone, and the valid ones
+    still apply (all of them dropped, the cache points the override placed could not be rebuilt;
+    the page's own fallback, before, answered a dropped key with a 500)."""
+    valid = {"cache_point_offset_rounds": 1}
+    conversation = conversation_create(tenant=tenant, public_id="conv-broken", settings=valid)
+    timeline = Timeline.objects.get(conversation=conversation, name="main")
+    contribute_turns(timeline, turns=4)
+    timeline_render(timeline=timeline, options=RenderOptions(format="text"))
+    record = RenderRecord.objects.get(timeline=timeline)
+    RenderRecord.objects.filter(pk=record.pk).update(
+        render_inputs={}, window_first_seq=None, window_last_seq=None, window_skipped_seqs=b""
+    )
+    Conversation.objects.filter(pk=conversation.pk).update(settings={**valid, "retired_setting": 1})
+    stored = [row.to_value() for row in Block.objects.filter(timeline=timeline).order_by("seq")]
+    defaults = render_window(stored, settings=RenderSettings(), options=RenderOptions(format="text"))
+    assert record.cache_points and defaults.cache_points != record.cache_points
+    result = support.get(past_render_url(conversation, record)).context["result"]
+    assert result.exact and result.options.format == "text", result.problems

@@ -20,7 +20,7 @@ from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.rendering.ttl import TtlStatus
 from timeline_app.services.blocks import blocks_append
 from timeline_app.services.conversations import timeline_get_or_create
-from timeline_app.services.render import timeline_render
+from timeline_app.services.render import timeline_render_preview
 
 PREVIEW_QUERIES = 11  # with the staff user's tenant scope (one query)
 
@@ -43,10 +43,9 @@ def _snapshot(timeline: Timeline) -> tuple:
 @pytest.mark.django_db
 def test_preview_shows_the_rendered_text_with_cache_marks_and_totals(support, compacted):
     conversation, timeline = compacted
-    expected = timeline_render(
+    expected = timeline_render_preview(
         timeline=timeline,
         options=RenderOptions(format="text", include_sources=True, include_announce=True),
-        dry_run=True,
     ).rendered
     response = support.get(urls.render_preview(conversation.pk))
     assert response.status_code == 200

@@ -138,16 +138,12 @@ def test_the_history_is_trimmed_to_its_count_and_age(owner, conversation, settin
 def test_a_record_in_the_encoding_before_bounded_fingerprints_still_reads(owner, conversation):
     """Records written before migration 0009 keep a digest per segment and the seqs as packed
     deltas (stride 0): the next render compares with them as before."""
-    import hashlib
-
     from timeline_app.rendering.pipeline import RenderOptions
-    from timeline_app.services.render import timeline_render
+    from timeline_app.rendering.request_head import request_head
+    from timeline_app.services.render import timeline_render_preview
 
-    def as_the_api_renders():  # no system prompt: its digest is the empty text's
-        empty = hashlib.sha256(b"").hexdigest()
-        outcome = timeline_render(
-            timeline=timeline, options=RenderOptions(), dry_run=True, system_digest=empty
-        )
+    def as_the_api_renders():  # no system prompt: the head of the empty text
+        outcome = timeline_render_preview(timeline=timeline, options=RenderOptions(), head=request_head())
         return outcome.rendered.prefix
 
     timeline = conversation.timelines.get()

@@ -187,6 +187,6 @@ def test_replayed_blocks_are_not_tokenized_again(owner, conversation, monkeypatc
     payload = {"blocks": [{"type": "react.notes", "text": "note", "id": "n-1"}]}
     owner.post(f"{BASE}/blocks/", payload)
     calls = []
-    monkeypatch.setattr(block_services, "block_tokens", lambda value: calls.append(value) or 1)
+    monkeypatch.setattr(block_services, "stored_costs", lambda value: calls.append(value) or (1, 0))
     again = owner.post(f"{BASE}/blocks/", payload).json()["blocks"][0]
     assert calls == [] and again["tokens"] > 1

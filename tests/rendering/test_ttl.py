@@ -19,7 +19,7 @@ from timeline_app.domain.blocks import (
     USER_PROMPT,
     Block,
 )
-from timeline_app.domain.costs import hidden_tokens
+from timeline_app.domain.costs import block_tokens, hidden_tokens
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.domain.tokens import count_text_tokens
 from timeline_app.rendering.ttl import (
@@ -28,6 +28,7 @@ from timeline_app.rendering.ttl import (
     is_prunable,
     plan_ttl_pruning,
     replacement_text_for,
+    stored_costs,
     ttl_replacement_tokens,
 )
 
@@ -284,3 +285,29 @@ def test_no_stored_replacement_tokens_for_blocks_pruning_never_hides_or_without_
     assert ttl_replacement_tokens(notes) == 0
     assert ttl_replacement_tokens(no_path) == 0
     assert ttl_replacement_tokens(bulky) == hidden_tokens(bulky, replacement_text_for(bulky)) > 0
+
+
+def test_stored_costs_count_the_tokens_first_so_a_bulky_block_gets_its_pruned_cost() -> None:
+    """A block as written carries no tokens yet: the replacement is costed with the tokens just
+    counted (costed with 0, a bulky block would look prunable by nobody and store 0)."""
+    s = Stream()
+    s.header("t0")
+    bulky = s.add(NOTES, "t0", text="findings " * 2_000, tokens=0, path="ar:t0.react.notes.tc_1")
+    assert bulky.tokens == 0 and block_tokens(bulky) > BULKY_TOKENS
+    costs = stored_costs(bulky)
+    assert costs.tokens == block_tokens(bulky)
+    assert costs.replacement_tokens == hidden_tokens(bulky, replacement_text_for(bulky)) > 0
+
+
+def test_stored_costs_of_a_hidden_block_are_its_visible_tokens_and_its_own_replacement() -> None:
+    _, result = _one_pruned_result(hidden=True, replacement_text="[hidden by the agent, see the file]")
+    costs = stored_costs(result)
+    assert costs.tokens == block_tokens(result) == block_tokens(result.with_hide_state(hidden=False))
+    assert costs.replacement_tokens == hidden_tokens(result, "[hidden by the agent, see the file]")
+    assert costs.replacement_tokens != ttl_replacement_tokens(result.with_hide_state(hidden=False))
+
+
+def test_stored_costs_of_a_block_pruning_never_hides_have_no_replacement() -> None:
+    s = Stream()
+    summary = s.add(SUMMARY, "", text="[CONVERSATION SUMMARY]\n" + "goal " * 2_000)
+    assert stored_costs(summary) == (block_tokens(summary), 0)

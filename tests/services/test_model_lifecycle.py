@@ -9,6 +9,7 @@ import pytest
 
 from tests.factories import add_turns
 from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.rendering.request_head import RequestHead
 from timeline_app.rendering.usage.pricing import DEFAULT_PRICES, end_of_life
 from timeline_app.services import model_lifecycle
 from timeline_app.services.compaction import configured_summarizer
@@ -35,7 +36,10 @@ def test_a_retired_model_is_warned_about_once_however_many_calls_name_it(timelin
     with caplog.at_level(logging.WARNING, logger=LOGGER):
         for k, model in enumerate(["claude-sonnet-4-5", "claude-sonnet-4-5-20250929", "claude-sonnet-4-5"]):
             outcome = timeline_render(
-                timeline=timeline, options=RenderOptions(), now=T0 + timedelta(seconds=k), model=model
+                timeline=timeline,
+                options=RenderOptions(),
+                now=T0 + timedelta(seconds=k),
+                head=RequestHead(model=model),
             )
             assert outcome.forecast is not None  # the render works as before
     (message,) = warnings_in(caplog)
@@ -51,7 +55,10 @@ def test_each_retired_family_is_warned_about_once_and_a_current_one_never(timeli
             ["claude-sonnet-5-5", "gpt-5.6-sol", "claude-opus-4-5", "claude-sonnet-4-5"]
         ):
             timeline_render(
-                timeline=timeline, options=RenderOptions(), now=T0 + timedelta(seconds=k), model=model
+                timeline=timeline,
+                options=RenderOptions(),
+                now=T0 + timedelta(seconds=k),
+                head=RequestHead(model=model),
             )
         configured_summarizer(model="claude-opus-4-5-20251101")  # already warned about
         configured_summarizer()  # the default summary model is current

@@ -1,4 +1,4 @@
-"""The conversation pages' two calls into the services: the render preview's dry run and the
+"""The conversation pages' two calls into the services: the render preview and the
 queued manual compaction (the page and the list action), each failure shown as a message instead
 of a 500."""
 
@@ -14,8 +14,9 @@ from django.utils.html import format_html
 from timeline_app.errors import DomainError
 from timeline_app.models import Compaction, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.rendering.request_head import request_head
 from timeline_app.services.compaction import compaction_request, compaction_revert
-from timeline_app.services.render import RenderOutcome, timeline_render
+from timeline_app.services.render import RenderOutcome, timeline_render_preview
 
 logger = logging.getLogger(__name__)
 
@@ -34,16 +35,16 @@ COMPACT_LEVELS = {
 def dry_render(
     timeline: Timeline, *, include_sources: bool, include_announce: bool, force: bool, system_tokens: int
 ) -> tuple[RenderOutcome | None, str | None]:
-    """The render preview's dry run; a failure is shown on the page instead of a 500."""
+    """The render preview (``timeline_render_preview``: nothing persisted); a failure is shown on
+    the page instead of a 500."""
     try:
-        outcome = timeline_render(
+        outcome = timeline_render_preview(
             timeline=timeline,
             options=RenderOptions(
                 format="text", include_sources=include_sources, include_announce=include_announce
             ),
-            system_tokens=system_tokens,
-            force_sanitize=force,
-            dry_run=True,
+            head=request_head(system_tokens=system_tokens),  # the head of a request without its text
+            force=force,
         )
     except Exception as exc:
         logger.exception("render preview of timeline %s failed", timeline.pk)

@@ -32,10 +32,10 @@ from timeline_app.admin.presenters import HISTORY_RENDERS
 from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.domain.identifiers import COMPACTION_ID_PATTERN, CONTEXT_NAME_PATTERN
 from timeline_app.domain.message_validation import storable_problems
-from timeline_app.domain.settings import RenderSettings, SettingsError, resolve_settings
 from timeline_app.models import Conversation, Timeline
 from timeline_app.rendering import replay, window_shape
 from timeline_app.rendering.prefix import LEGACY_STRIDE
+from timeline_app.selectors.settings import settings_resolve
 from timeline_app.services.export import timeline_export
 
 if TYPE_CHECKING:
@@ -206,7 +206,7 @@ class ConversationPages(admin.ModelAdmin[Conversation]):
     # ------------------------------------------------------------ render preview
 
     def render_preview_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        """What the agent would get if it rendered now, as a dry run that persists nothing."""
+        """What the agent would get if it rendered now, as a preview that persists nothing."""
         conversation = self.conversation_or_redirect(request, object_id)
         if isinstance(conversation, HttpResponse):
             return conversation
@@ -266,9 +266,9 @@ class ConversationPages(admin.ModelAdmin[Conversation]):
             )
         else:
             blocks, today_window = [], page_selectors.timeline_window_today(timeline=timeline)
-        result = replay.replay(
-            blocks, recorded, today_settings=_settings_or_default(conversation), today_window=today_window
-        )
+        # Today's settings, for a record that kept none: per key, as a render reads them.
+        today = settings_resolve(conversation_id=conversation.pk, overrides=conversation.settings)
+        result = replay.replay(blocks, recorded, today_settings=today.settings, today_window=today_window)
         inputs = recorded.inputs
         tail = [
             name
@@ -372,13 +372,6 @@ def _select_context(contexts: list[WindowedTimeline], name: str | None) -> Windo
     if not contexts:
         raise Http404("this conversation has no context")
     return contexts[0]
-
-
-def _settings_or_default(conversation: Conversation) -> RenderSettings:
-    try:
-        return resolve_settings(conversation.settings)
-    except SettingsError:
-        return resolve_settings({})
 
 
 def _flag(request: HttpRequest, name: str, default: bool) -> bool:

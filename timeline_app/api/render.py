@@ -15,10 +15,10 @@ from timeline_app.api.compactions import CompactionRecordOut, compaction_url
 from timeline_app.api.schema import operation
 from timeline_app.api.throttling import SharedScopedRateThrottle
 from timeline_app.domain.times import parse_iso
-from timeline_app.domain.tokens import count_text_tokens
 from timeline_app.errors import NotFound
 from timeline_app.models import Compaction, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.rendering.request_head import request_head
 from timeline_app.selectors.listing import compaction_by_pk
 from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.compaction import compaction_request, compaction_run
@@ -49,13 +49,6 @@ def render_options(data: dict[str, Any], *, cache_key: str = "") -> RenderOption
     )
 
 
-def _head_digest(system: str, tools_tokens: int) -> str:
-    """What identifies the request's head in the cache fingerprint: the system prompt's hash, and
-    the tool definitions' size when the caller gives it (tools precede the system prompt)."""
-    digest = hashlib.sha256(system.encode("utf-8", "surrogatepass")).hexdigest()
-    return f"{digest}|tools={tools_tokens}" if tools_tokens else digest
-
-
 class RenderView(TenantView):
     """Blocks with cache points, token counts, and what this render compacted or pruned."""
 
@@ -67,20 +60,18 @@ class RenderView(TenantView):
     def post(self, request: Request, conv: str, context: str = MAIN) -> Response:
         data = validated_body(rs.RenderIn, request)
         timeline = self.timeline(request, conv, context)
-        system_tokens = data.get("system_tokens")
-        if system_tokens is None:
-            system_tokens = count_text_tokens(data.get("system", ""))
         outcome = timeline_render(
             timeline=timeline,
             options=render_options(data, cache_key=prompt_cache_key(timeline)),
+            head=request_head(
+                system_text=data.get("system", ""),
+                system_tokens=data.get("system_tokens"),
+                tools_tokens=data["tools_tokens"],
+                model=data.get("model", ""),
+            ),
             now=parse_iso(data["now"]) if "now" in data else None,
-            system_tokens=system_tokens,
             max_tokens=data.get("max_tokens"),
             force_sanitize=data["force_sanitize"],
-            system_digest=_head_digest(data.get("system", ""), data["tools_tokens"]),
-            model=data.get("model", ""),
-            tools_tokens=data["tools_tokens"],
-            system_text=data.get("system", ""),
         )
         return Response(rs.RenderOut(outcome, context={"debug": data["debug"]}).data)
 

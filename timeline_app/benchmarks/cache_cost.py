@@ -33,6 +33,7 @@ from timeline_app.domain.contributions import NewBlock, tool_call_blocks
 from timeline_app.domain.tokens import count_text_tokens
 from timeline_app.models import Compaction, Conversation, Tenant, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
+from timeline_app.rendering.request_head import RequestHead
 from timeline_app.services.blocks import blocks_append, turn_start
 from timeline_app.services.hiding import blocks_hide
 from timeline_app.services.render import timeline_render
@@ -165,9 +166,8 @@ def play(
                 timeline=timeline,
                 options=options,
                 now=now,
-                system_tokens=system_tokens,
+                head=RequestHead(system_tokens=system_tokens, model=model),
                 summarizer=ExtractiveSummarizer(),
-                model=model,
             )
             timeline.refresh_from_db()
             if outcome.compaction is not None and outcome.compaction.status == Compaction.Outcome.APPLIED:

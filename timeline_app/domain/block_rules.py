@@ -12,15 +12,21 @@ named-context messages, import). Pure.
   call stored in the timeline (``known_calls``).
 
 The functions answer ``{field: message}`` (empty when nothing is wrong), so a write refuses the
-whole request with one 400 naming every field before anything is stored.
+whole request with one 400 naming every field before anything is stored; ``checked_blocks`` is
+that front for the writes of new blocks (``services.blocks.blocks_store``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import replace
 from typing import Any
 
 from timeline_app.domain import blocks as b
+from timeline_app.domain.contributions import NewBlock
+from timeline_app.domain.message_validation import message_block_problems
+from timeline_app.domain.thinking import thinking_block_problems
+from timeline_app.errors import InvalidInput
 
 DEFAULT_AUTHORS: dict[str, str] = {
     b.TURN_HEADER: "system",
@@ -92,3 +98,65 @@ def block_problems(
         elif type == b.TOOL_RESULT and known_calls is not None and call_id not in known_calls:
             problems[f"{at}meta.tool_call_id"] = f"no tool call {call_id} is stored in this context"
     return problems
+
+
+def checked_blocks(blocks: Sequence[NewBlock]) -> list[NewBlock]:
+    """The blocks of one write, checked before anything is read or stored, each with its default
+    author when it came without one (``block_rules.default_author``).
+
+    The first kind of problem found refuses the whole request (InvalidInput, a 400) naming every
+    block and field of that kind: what a type needs (``block_rules.block_problems``), a block id
+    twice in the request, a message block that is no valid OpenAI message
+    (``message_validation``), a thinking block not in its provider's shape (``thinking``), and a
+    summary block (compaction writes those)."""
+    blocks = [
+        nb if nb.author.strip() else replace(nb, author=default_author(nb.type, nb.author)) for nb in blocks
+    ]
+    _refuse(
+        "a block lacks what its type needs",
+        _each(
+            blocks,
+            lambda nb, at: block_problems(
+                type=nb.type, author=nb.author, meta=nb.meta, path=nb.path, where=at
+            ),
+        ),
+    )
+    ids = [nb.client_id for nb in blocks if nb.client_id]
+    if len(ids) != len(set(ids)):
+        raise InvalidInput("the same block id appears twice in one request", details={"id": "duplicate"})
+    _refuse(
+        "a message block does not carry a valid OpenAI message",
+        _each(blocks, lambda nb, at: message_block_problems(nb.type, nb.meta, where=f"{at}.meta")),
+    )
+    _refuse(
+        "a thinking block does not have its provider's shape",
+        _each(
+            blocks,
+            lambda nb, at: thinking_block_problems(
+                type=nb.type,
+                author=nb.author,
+                text=nb.text,
+                meta=nb.meta,
+                has_data=bool(nb.data),
+                where=f"{at}.meta",
+            ),
+        ),
+    )
+    for nb in blocks:
+        if nb.type == b.SUMMARY:
+            raise InvalidInput(
+                "conv.range.summary blocks are written by compaction only", details={"type": nb.type}
+            )
+    return blocks
+
+
+def _each(blocks: Sequence[NewBlock], check: Callable[[NewBlock, str], dict[str, str]]) -> dict[str, str]:
+    problems: dict[str, str] = {}
+    for i, nb in enumerate(blocks):
+        problems.update(check(nb, f"blocks[{i}]"))
+    return problems
+
+
+def _refuse(message: str, problems: dict[str, str]) -> None:
+    if problems:
+        raise InvalidInput(message, details=problems)

@@ -165,8 +165,35 @@ def render_window(
         )
         if renders_in(block, options.format)
     ]
-    tail = tail_texts(options=options, sources=sources, active_plan=active_plan)
+    tail, tokens = _tail_and_tokens(
+        stable,
+        settings=settings,
+        options=options,
+        tail=tail_texts(options=options, sources=sources, active_plan=active_plan),
+        system_tokens=system_tokens,
+        max_tokens=max_tokens,
+    )
+    seed = f"{options.format}|{system_tokens}|{prefix_seed}"
+    if options.format in NATIVE_FORMATS:
+        return _render_native(
+            stable, tail, tokens, settings=settings, options=options, system_tokens=system_tokens, seed=seed
+        )
+    if options.format == "openai":
+        return _render_openai(stable, tail, tokens, seed=seed)
+    return _render_parts(stable, tail, tokens, settings=settings, options=options, seed=seed)
 
+
+def _tail_and_tokens(
+    stable: list[Block],
+    *,
+    settings: RenderSettings,
+    options: RenderOptions,
+    tail: list[str],
+    system_tokens: int,
+    max_tokens: int | None,
+) -> tuple[list[str], dict[str, int]]:
+    """The tail with the budget line when asked for (it counts everything before it), and the
+    render's token totals."""
     visible_tokens = sum(b.effective_tokens for b in stable)
     tail_tokens = sum(count_text_tokens(t) for t in tail)
     ceiling = settings.max_tokens if max_tokens is None else max_tokens
@@ -178,7 +205,6 @@ def render_window(
         )
         tail = [*tail, note]
         tail_tokens += count_text_tokens(note)
-    tail_parts = [Part(kind="text", text=t) for t in tail]
     tokens = {
         "system": system_tokens,
         "visible": visible_tokens,
@@ -186,44 +212,69 @@ def render_window(
         "total": system_tokens + visible_tokens + tail_tokens,
         "max_tokens": ceiling,
     }
+    return tail, tokens
 
-    seed = f"{options.format}|{system_tokens}|{prefix_seed}"
-    if options.format in NATIVE_FORMATS:
-        native = render_native(
-            stable,
-            format=options.format,
-            tail=tail,
-            points=cache_point_indices(stable, settings=settings, cache_last=options.cache_last),
-            system_text=options.system_text,
-            system_tokens=system_tokens,
-            cache_min_tokens=settings.cache_min_tokens,
-            cache_ttl_seconds=settings.cache_ttl_seconds,
-            prompt_cache_key=options.prompt_cache_key,
-            continue_text=settings.continue_text,
-            prefill=options.prefill,
-            cache_style=marker_style(options.format, options.cache_breakpoint_ttls),
-        )
-        if native.ending == CONTINUED:
-            extra = count_text_tokens(settings.continue_text)
-            tokens["tail"] += extra
-            tokens["total"] += extra
-        keyed = [(b, segment_key(b, block_text(b)), native.item_of.get(i, 0)) for i, b in enumerate(stable)]
-        return Rendered(
-            blocks=native.items,
-            cache_points=native.cache_points,
-            tokens=tokens,
-            marked_seqs=native.marked_seqs,
-            prefix=build_prefix(seed, keyed),
-            request=native.request,
-            ending=native.ending,
-        )
-    if options.format == "openai":
-        # OpenAI caches prefixes by itself: no markers, no cache points.
-        positions: list[int] = []
-        messages = openai_messages([*stable, *tail_parts], positions)
-        keyed = [(b, segment_key(b, block_text(b)), positions[i]) for i, b in enumerate(stable)]
-        return Rendered(blocks=messages, cache_points=[], tokens=tokens, prefix=build_prefix(seed, keyed))
 
+def _render_native(
+    stable: list[Block],
+    tail: list[str],
+    tokens: dict[str, int],
+    *,
+    settings: RenderSettings,
+    options: RenderOptions,
+    system_tokens: int,
+    seed: str,
+) -> Rendered:
+    """A provider's own request (``native``): its messages, markers and keyword arguments."""
+    native = render_native(
+        stable,
+        format=options.format,
+        tail=tail,
+        points=cache_point_indices(stable, settings=settings, cache_last=options.cache_last),
+        system_text=options.system_text,
+        system_tokens=system_tokens,
+        cache_min_tokens=settings.cache_min_tokens,
+        cache_ttl_seconds=settings.cache_ttl_seconds,
+        prompt_cache_key=options.prompt_cache_key,
+        continue_text=settings.continue_text,
+        prefill=options.prefill,
+        cache_style=marker_style(options.format, options.cache_breakpoint_ttls),
+    )
+    if native.ending == CONTINUED:
+        extra = count_text_tokens(settings.continue_text)
+        tokens["tail"] += extra
+        tokens["total"] += extra
+    keyed = [(b, segment_key(b, block_text(b)), native.item_of.get(i, 0)) for i, b in enumerate(stable)]
+    return Rendered(
+        blocks=native.items,
+        cache_points=native.cache_points,
+        tokens=tokens,
+        marked_seqs=native.marked_seqs,
+        prefix=build_prefix(seed, keyed),
+        request=native.request,
+        ending=native.ending,
+    )
+
+
+def _render_openai(stable: list[Block], tail: list[str], tokens: dict[str, int], *, seed: str) -> Rendered:
+    """Chat messages; OpenAI caches prefixes by itself: no markers, no cache points."""
+    positions: list[int] = []
+    messages = openai_messages([*stable, *(Part(kind="text", text=t) for t in tail)], positions)
+    keyed = [(b, segment_key(b, block_text(b)), positions[i]) for i, b in enumerate(stable)]
+    return Rendered(blocks=messages, cache_points=[], tokens=tokens, prefix=build_prefix(seed, keyed))
+
+
+def _render_parts(
+    stable: list[Block],
+    tail: list[str],
+    tokens: dict[str, int],
+    *,
+    settings: RenderSettings,
+    options: RenderOptions,
+    seed: str,
+) -> Rendered:
+    """The seed formats' content parts (``anthropic``, ``text``), the marker on the last part of
+    each cache-point block; ``text`` with its debug stream."""
     points = set(cache_point_indices(stable, settings=settings, cache_last=options.cache_last))
     with_binary = options.format == "anthropic"
     out: list[dict[str, Any]] = []
@@ -239,7 +290,7 @@ def render_window(
             if cached:
                 cache_points.append(len(out) - 1)
                 marked.append(block.seq)
-    out.extend(anthropic_part(part, binary=with_binary) for part in tail_parts)
+    out.extend(anthropic_part(Part(kind="text", text=t), binary=with_binary) for t in tail)
 
     debug = debug_text(out, cache_points) if options.format == "text" else None
     return Rendered(

@@ -8,9 +8,9 @@ render is cheaper and the agent can read them back by path. Pure: ``now`` is pas
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from timeline_app.domain.blocks import (
     ASSISTANT_COMPLETION,
@@ -21,7 +21,7 @@ from timeline_app.domain.blocks import (
     USER_PROMPT,
     Block,
 )
-from timeline_app.domain.costs import hidden_tokens
+from timeline_app.domain.costs import block_tokens, hidden_tokens
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.domain.text import ellipsize
 
@@ -86,6 +86,31 @@ def ttl_replacement_tokens(block: Block) -> int:
     if not block.path or not is_prunable(block):
         return 0
     return hidden_tokens(block, replacement_text_for(block))
+
+
+class StoredCosts(NamedTuple):
+    """What a block is stored with besides its content: its ``tokens`` rendered visible, and as its
+    ``replacement_tokens`` what it costs hidden."""
+
+    tokens: int
+    replacement_tokens: int
+
+
+def stored_costs(block: Block) -> StoredCosts:
+    """The costs a block is stored with, computed once when it is written (appended, imported,
+    written by compaction): its tokens, then ``stored_replacement_tokens`` with them (pruning
+    hides bulky blocks)."""
+    tokens = block_tokens(block)
+    return StoredCosts(tokens, stored_replacement_tokens(replace(block, tokens=tokens)))
+
+
+def stored_replacement_tokens(block: Block) -> int:
+    """What ``block`` (with its tokens) costs hidden: behind its own replacement text when it is
+    hidden (an imported hidden block), else once TTL pruning hides it (``ttl_replacement_tokens``;
+    what a block shown again is stored with)."""
+    if block.hidden:
+        return hidden_tokens(block, block.replacement_text)
+    return ttl_replacement_tokens(block)
 
 
 def plan_ttl_pruning(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -15,16 +15,13 @@ from django.utils import timezone
 
 from timeline_app import selectors
 from timeline_app.domain import blocks as b
-from timeline_app.domain.block_rules import block_problems, default_author
+from timeline_app.domain.block_rules import checked_blocks
 from timeline_app.domain.contributions import NewAttachment, NewBlock, default_path, replay_differences
-from timeline_app.domain.costs import block_tokens
-from timeline_app.domain.message_validation import message_block_problems
 from timeline_app.domain.meta import MetaLimits
-from timeline_app.domain.thinking import thinking_block_problems
 from timeline_app.domain.times import iso_utc
 from timeline_app.errors import Conflict, InvalidInput
 from timeline_app.models import Block, Timeline
-from timeline_app.rendering.ttl import ttl_replacement_tokens
+from timeline_app.rendering.ttl import stored_costs
 from timeline_app.services.conversations import timeline_lock_for_append
 
 ReplayCheck = Callable[[Block, NewBlock], dict[str, str]]
@@ -93,72 +90,13 @@ def blocks_store(
     conflict (409) and nothing is stored: decided under the lock, so of concurrent writers of one
     id with different content exactly one wins.
 
-    Every block is checked first (``domain.block_rules``: a well-known type without an author gets
-    its default one; any other lack is a 400 naming the field, nothing stored).
+    Every block is checked first (``domain.block_rules.checked_blocks``: a well-known type
+    without an author gets its default one; any other lack is a 400 naming the field, nothing
+    stored).
     """
-    blocks = [
-        nb if nb.author.strip() else replace(nb, author=default_author(nb.type, nb.author)) for nb in blocks
-    ]
-    problems: dict[str, str] = {}
-    for i, nb in enumerate(blocks):
-        problems.update(
-            block_problems(
-                type=nb.type,
-                author=nb.author,
-                meta=nb.meta,
-                path=nb.path,
-                where=f"blocks[{i}]",
-            )
-        )
-    if problems:
-        raise InvalidInput("a block lacks what its type needs", details=problems)
+    blocks = checked_blocks(blocks)
     ids = [nb.client_id for nb in blocks if nb.client_id]
-    if len(ids) != len(set(ids)):
-        raise InvalidInput("the same block id appears twice in one request", details={"id": "duplicate"})
-    for i, nb in enumerate(blocks):
-        problems.update(message_block_problems(nb.type, nb.meta, where=f"blocks[{i}].meta"))
-    if problems:
-        raise InvalidInput("a message block does not carry a valid OpenAI message", details=problems)
-    for i, nb in enumerate(blocks):
-        problems.update(
-            thinking_block_problems(
-                type=nb.type,
-                author=nb.author,
-                text=nb.text,
-                meta=nb.meta,
-                has_data=bool(nb.data),
-                where=f"blocks[{i}].meta",
-            )
-        )
-    if problems:
-        raise InvalidInput("a thinking block does not have its provider's shape", details=problems)
-    # Blocks without a turn_id join the current turn: look it up only when one needs it.
-    needs_turn = any(nb.turn_id is None for nb in blocks)
-    current_turn = selectors.timeline_current_turn_id(timeline=timeline) if needs_turn else ""
-    now_iso = iso_utc(timezone.now())
-    prepared: list[Block] = []
-    for nb in blocks:
-        if nb.type == b.SUMMARY:
-            raise InvalidInput(
-                "conv.range.summary blocks are written by compaction only", details={"type": nb.type}
-            )
-        turn_id = nb.turn_id if nb.turn_id is not None else current_turn
-        if nb.type == b.TURN_HEADER:
-            current_turn = turn_id
-        path = nb.path or default_path(type=nb.type, turn_id=turn_id, meta=nb.meta)
-        row = Block(
-            turn_id=turn_id,
-            type=nb.type,
-            author=nb.author,
-            ts=nb.ts or now_iso,
-            mime=nb.mime,
-            text=nb.text,
-            data=nb.data or None,
-            path=path,
-            meta=nb.meta,
-            client_id=nb.client_id,
-        )
-        prepared.append(row)
+    prepared = _rows(timeline, blocks)
 
     with transaction.atomic(savepoint=False):
         # The conversation is active (a replay included), its row locked, then the context's.
@@ -181,9 +119,7 @@ def blocks_store(
         # the lock, where the stored ones are known (a read of the ids before it, to tokenize
         # outside the lock, was a statement more per append: issue 38).
         for row in fresh:
-            row.tokens = block_tokens(row.to_value())
-            # With its tokens (pruning hides bulky blocks): what it costs once TTL-pruned.
-            row.replacement_tokens = ttl_replacement_tokens(row.to_value())
+            row.tokens, row.replacement_tokens = stored_costs(row.to_value())
         if fresh and next_seq + len(fresh) > b.SEQ_LIMIT:
             raise Conflict(
                 "the context is full: no seq left for these blocks",
@@ -201,6 +137,35 @@ def blocks_store(
             )
     rows = [existing.get(row.client_id, row) if row.client_id else row for row in prepared]
     return Appended(rows=rows, created=len(fresh))
+
+
+def _rows(timeline: Timeline, blocks: Sequence[NewBlock]) -> list[Block]:
+    """The checked blocks as unsaved rows: a block without a turn id joins the current turn (a
+    turn header starts one), a well-known type without a path gets its seed path."""
+    # Blocks without a turn_id join the current turn: look it up only when one needs it.
+    needs_turn = any(nb.turn_id is None for nb in blocks)
+    current_turn = selectors.timeline_current_turn_id(timeline=timeline) if needs_turn else ""
+    now_iso = iso_utc(timezone.now())
+    prepared: list[Block] = []
+    for nb in blocks:
+        turn_id = nb.turn_id if nb.turn_id is not None else current_turn
+        if nb.type == b.TURN_HEADER:
+            current_turn = turn_id
+        path = nb.path or default_path(type=nb.type, turn_id=turn_id, meta=nb.meta)
+        row = Block(
+            turn_id=turn_id,
+            type=nb.type,
+            author=nb.author,
+            ts=nb.ts or now_iso,
+            mime=nb.mime,
+            text=nb.text,
+            data=nb.data or None,
+            path=path,
+            meta=nb.meta,
+            client_id=nb.client_id,
+        )
+        prepared.append(row)
+    return prepared
 
 
 def new_turn_id(now: datetime | None = None) -> str:

@@ -20,13 +20,12 @@ from django.utils import timezone
 from timeline_app import selectors
 from timeline_app.domain import blocks as b
 from timeline_app.domain.block_rules import block_problems, default_author
-from timeline_app.domain.costs import block_tokens, hidden_tokens
 from timeline_app.domain.message_validation import message_block_problems
 from timeline_app.domain.thinking import thinking_block_problems
 from timeline_app.domain.times import iso_utc, parse_iso
 from timeline_app.errors import InvalidInput
 from timeline_app.models import Block, Compaction, Conversation, Source, Tenant, Timeline
-from timeline_app.rendering.ttl import ttl_replacement_tokens
+from timeline_app.rendering.ttl import stored_costs
 from timeline_app.services.conversations import conversation_create
 
 VERSION = 1
@@ -255,11 +254,7 @@ def _block_row(timeline: Timeline, item: dict[str, Any]) -> Block:
         replacement_text=item["replacement_text"],
         hidden_reason=item["hidden_reason"],
     )
-    row.tokens = block_tokens(row.to_value())
-    value = row.to_value()  # with its tokens: pruning hides bulky blocks
-    row.replacement_tokens = (
-        hidden_tokens(value, row.replacement_text) if row.hidden else ttl_replacement_tokens(value)
-    )
+    row.tokens, row.replacement_tokens = stored_costs(row.to_value())
     return row
 
 

@@ -15,7 +15,7 @@ from timeline_app.domain.costs import hidden_tokens
 from timeline_app.domain.messages import POPPED_REASON
 from timeline_app.errors import NotFound
 from timeline_app.models import Block, Timeline
-from timeline_app.rendering.ttl import Hide, ttl_replacement_tokens
+from timeline_app.rendering.ttl import Hide, stored_replacement_tokens
 from timeline_app.services.conversations import timeline_lock
 
 MANUAL_REASON = "manual"
@@ -109,7 +109,7 @@ def blocks_unhide(*, timeline: Timeline, path: str) -> list[Block]:
             if not row.hidden or row.hidden_reason == POPPED_REASON:
                 continue
             row.hidden, row.replacement_text, row.hidden_reason = False, "", ""
-            row.replacement_tokens = ttl_replacement_tokens(row.to_value())
+            row.replacement_tokens = stored_replacement_tokens(row.to_value())
             Block.objects.filter(timeline=timeline, seq=row.seq).update(
                 hidden=False, replacement_text="", hidden_reason="", replacement_tokens=row.replacement_tokens
             )

@@ -4,6 +4,11 @@
 ``threshold × max_tokens`` or forced → 3. slice from the latest summary (the selector's visible
 window) → 4. hidden blocks as replacement text → 5. cache points → 6. tail. Steps 3–6 are the pure
 ``render_window``; this module only loads, persists and calls.
+
+``timeline_render`` (the API's) and ``timeline_render_preview`` (the admin's, persisting nothing)
+share the window step (``_window``: strategy and TTL plan), the compaction trigger and the render
+step; only the render persists the pruning, compacts, and records itself (``_recorded``). The
+request's system prompt, tools and model come as one ``RequestHead`` (``rendering.request_head``).
 """
 
 from __future__ import annotations
@@ -31,12 +36,14 @@ from timeline_app.errors import ConversationErased
 from timeline_app.models import Compaction, Timeline
 from timeline_app.rendering.formats import Source
 from timeline_app.rendering.pipeline import Rendered, RenderOptions, render_window
-from timeline_app.rendering.prefix import CacheReport, explain_cache
+from timeline_app.rendering.prefix import CacheReport, PreviousRender, explain_cache
 from timeline_app.rendering.recorded_inputs import render_inputs
+from timeline_app.rendering.request_head import RequestHead
 from timeline_app.rendering.ttl import TtlDecision, apply_hides, plan_ttl_pruning
+from timeline_app.rendering.usage.forecast import CacheState
 from timeline_app.rendering.usage.requests import format_provider
 from timeline_app.selectors.contexts import strategy_window
-from timeline_app.selectors.settings import timeline_settings_resolved
+from timeline_app.selectors.settings import ResolvedSettings, timeline_settings_resolved
 from timeline_app.services.compaction import (
     CompactionOutcome,
     compaction_nudge,
@@ -64,7 +71,7 @@ class RenderOutcome:
     ignored_settings: dict[str, str] = field(default_factory=dict)
     # Why the provider's prompt cache could (not) reuse the previous render's prefix.
     cache: CacheReport | None = None
-    # The render record's public id and the usage forecast (None for a dry run).
+    # The render record's public id and the usage forecast (None for a preview).
     render_id: str | None = None
     forecast: RenderForecast | None = None
 
@@ -102,7 +109,7 @@ def _persist_ttl(*, timeline: Timeline, decision: TtlDecision, now: datetime) ->
 def _preview_compaction(
     window: list[BlockValue], *, settings: RenderSettings, system_tokens: int, force: bool, turn_id: str
 ) -> list[BlockValue] | None:
-    """The window a compaction would leave, with an in-memory extractive summary (dry runs)."""
+    """The window a compaction would leave, with an in-memory extractive summary (previews)."""
     plan = plan_compaction(window, system_tokens=system_tokens, settings=settings, force=force)
     if plan is None:
         return None
@@ -152,182 +159,270 @@ def collector_paused() -> Iterator[None]:
             gc.collect()
 
 
+NO_HEAD = RequestHead()
+"""A service call that names no request head: no system prompt, no tools, no model, no digest."""
+
+
 @collector_paused()
 def timeline_render(
     *,
     timeline: Timeline,
     options: RenderOptions,
+    head: RequestHead = NO_HEAD,
     now: datetime | None = None,
-    system_tokens: int = 0,
     max_tokens: int | None = None,
     force_sanitize: bool = False,
-    dry_run: bool = False,
     summarizer: Summarizer | None = None,
-    system_digest: str = "",
-    model: str = "",
-    tools_tokens: int = 0,
-    system_text: str = "",
 ) -> RenderOutcome:
-    """Render the timeline for one model call. ``dry_run`` persists nothing (admin preview).
+    """Render the timeline for one model call: prune (persisted), compact when due, render, and
+    record the render with its cache explanation and its usage forecast.
 
-    ``system_digest`` identifies the system prompt (and tools) in the cache fingerprint; every
-    render that is not a dry run is recorded with its cache explanation and its usage forecast
-    for ``model`` (``tools_tokens`` of tool definitions precede the system prompt). ``system_text``
-    (the system prompt, when the caller gave it and no tools) is kept so a compaction can start its
-    summary request with this render's prefix while it is cached."""
-    if model:
-        warn_if_retired(model, where="render model")
-    if options.format in OPENAI_NATIVE and not options.cache_breakpoint_ttls:
-        options = replace(options, cache_breakpoint_ttls=cache_breakpoint_ttls(model))
-    resolved = timeline_settings_resolved(timeline=timeline, max_tokens=max_tokens)
-    settings = resolved.settings
-    now = now or timezone.now()
-    previous, cache_state = None, None
-    if not dry_run:  # the previous render and the forecast's cache, in one read
-        provider = format_provider(options.format)
-        previous, cache_state = selectors.render_memory(
-            timeline=timeline,
-            provider=provider,
-            now=now,
-            retention_seconds=cache_rules().retention_seconds(provider),
-            # GPT-5.6 breakpoints: the forecast reads written entries (``render_forecast``'s
-            # ``request.explicit`` for the same options)
-            explicit=options.format in OPENAI_NATIVE and bool(options.cache_breakpoint_ttls),
-        )
-
-    window = strategy_window(timeline=timeline, window=selectors.visible_window(timeline=timeline))
-    decision = plan_ttl_pruning(window, now=now, last_touch=timeline.cache_last_touch_at, settings=settings)
-    if not dry_run and decision.hides:
+    ``head`` (``rendering.request_head``): the request's system prompt, tool definitions and model.
+    Its digest seeds the cache fingerprint, its tokens count in the budget and the forecast (for
+    ``head.model``), and the record keeps its system text when no tools precede it, so a compaction
+    can start its summary request with this render's prefix while it is cached."""
+    call = _call(timeline=timeline, options=options, head=head, max_tokens=max_tokens, now=now)
+    memory = _memory(call)
+    window = _window(call)
+    if window.decision.hides:
         # Hides are stored before anything reads the blocks again (a compaction); without any, the
         # cache clock is touched as the render records itself (``render_record``: one statement
         # that also locks the context's row), not in a transaction of its own.
-        _persist_ttl(timeline=timeline, decision=decision, now=now)
-    elif not dry_run:
-        metrics.observe_ttl(status=decision.status, hidden=0)
-    window_before_hides = window
-    window = apply_hides(window, decision.hides)
-
-    wanted = force_sanitize or needs_compaction(window, system_tokens=system_tokens, settings=settings)
-    if not wanted and not dry_run:
-        compaction_nudge(timeline=timeline, window=window, settings=settings)
+        _persist_ttl(timeline=timeline, decision=window.decision, now=call.now)
+    else:
+        metrics.observe_ttl(status=window.decision.status, hidden=0)
+    blocks = window.blocks
     compaction: CompactionOutcome | None = None
-    if wanted:
-        window, compaction = _compact(
-            timeline,
-            window,
-            settings=settings,
-            system_tokens=system_tokens,
+    if _wants_compaction(call, blocks, force=force_sanitize):
+        # Over the hard ceiling while a background compaction runs, compaction_run waits for it
+        # (bounded) and compacts itself if it must: the render never returns more than max_tokens.
+        compaction = compaction_run(
+            timeline=timeline,
+            settings=call.settings,
+            trigger=Compaction.Trigger.FORCED if force_sanitize else Compaction.Trigger.RENDER,
             force=force_sanitize,
-            dry_run=dry_run,
+            system_tokens=head.system_tokens,
             summarizer=summarizer,
-            now=now,
+            now=call.now,
         )
-    rendered = render_window(
-        window,
-        settings=settings,
-        options=options,
-        sources=_sources(timeline) if options.include_sources else [],
-        active_plan=selectors.active_plan(timeline=timeline) if options.include_announce else None,
-        system_tokens=system_tokens,
-        prefix_seed=system_digest,
-    )
+        blocks = strategy_window(timeline=timeline, window=selectors.visible_window(timeline=timeline))
+    else:
+        compaction_nudge(timeline=timeline, window=blocks, settings=call.settings)
     applied = (
         compaction if compaction is not None and compaction.status == Compaction.Outcome.APPLIED else None
     )
-    report = None
-    forecast = None
-    render_id = None
-    if not dry_run:  # a dry run neither compares with nor becomes the previous render
-        key = settings_key(settings, options)
-        summary_seq = window_summary_seq(window)
-        report = explain_cache(
-            previous=previous,
-            current=rendered.prefix,
-            now=now,
-            ttl_seconds=settings.cache_ttl_seconds,
-            settings_key=key,
-            latest_compaction_id=summary_seq,
-            current_hidden=frozenset(block.seq for block in window if block.hidden),
-            current_seqs=frozenset(block.seq for block in window),
+    return _recorded(
+        call,
+        rendered=_rendered(call, blocks),
+        window=window,
+        blocks=blocks,
+        compaction=applied,
+        memory=memory,
+    )
+
+
+@collector_paused()
+def timeline_render_preview(
+    *,
+    timeline: Timeline,
+    options: RenderOptions,
+    head: RequestHead = NO_HEAD,
+    now: datetime | None = None,
+    max_tokens: int | None = None,
+    force: bool = False,
+) -> RenderOutcome:
+    """What ``timeline_render`` would return now, persisting nothing (the admin's preview): the
+    pruning due is applied in memory, and a compaction due (or ``force``) is previewed with an
+    in-memory extractive summary (``would_compact``). A preview neither compares with nor becomes
+    the previous render: no cache report, no forecast, no record."""
+    call = _call(timeline=timeline, options=options, head=head, max_tokens=max_tokens, now=now)
+    window = _window(call)
+    blocks = window.blocks
+    wanted = _wants_compaction(call, blocks, force=force)
+    if wanted:
+        preview = _preview_compaction(
+            blocks,
+            settings=call.settings,
+            system_tokens=head.system_tokens,
+            force=force,
+            turn_id=selectors.timeline_current_turn_id(timeline=timeline),
         )
-        forecast = render_forecast(
-            timeline=timeline,
-            rendered=rendered,
-            format_name=options.format,
-            model=model,
-            head_tokens=system_tokens + tools_tokens,
-            now=now,
-            state=cache_state,
-        )
-        render_id = render_record(
-            timeline=timeline,
-            now=now,
-            rendered=rendered,
-            report=report,
-            settings_key=key,
-            summary_seq=summary_seq,
-            pruning_status=decision.status,
-            window=window,
-            compaction_id=applied.compaction_id if applied is not None else None,
-            inputs=render_inputs(settings=settings, options=options, system_digest=system_digest),
-            forecast=forecast,
-            pruned_tokens=_pruned_tokens(window_before_hides, decision),
-            format_name=options.format,
-            model=model,
-            system_text=system_text if not tools_tokens else "",
-        ).public_id
+        blocks = preview if preview is not None else blocks
+    return RenderOutcome(
+        rendered=_rendered(call, blocks),
+        pruning_status=window.decision.status,
+        hidden_paths=window.hidden_paths,
+        would_compact=wanted,
+        settings=call.settings,
+        ignored_settings=call.resolved.ignored,
+    )
+
+
+# ---------------------------------------------------------------- the steps both share
+
+
+@dataclass(frozen=True)
+class _Call:
+    """One render's inputs once resolved: what every step reads."""
+
+    timeline: Timeline
+    options: RenderOptions
+    head: RequestHead
+    resolved: ResolvedSettings
+    now: datetime
+
+    @property
+    def settings(self) -> RenderSettings:
+        return self.resolved.settings
+
+
+def _call(
+    *,
+    timeline: Timeline,
+    options: RenderOptions,
+    head: RequestHead,
+    max_tokens: int | None,
+    now: datetime | None,
+) -> _Call:
+    if head.model:
+        warn_if_retired(head.model, where="render model")
+    if options.format in OPENAI_NATIVE and not options.cache_breakpoint_ttls:
+        options = replace(options, cache_breakpoint_ttls=cache_breakpoint_ttls(head.model))
+    resolved = timeline_settings_resolved(timeline=timeline, max_tokens=max_tokens)
+    return _Call(timeline=timeline, options=options, head=head, resolved=resolved, now=now or timezone.now())
+
+
+@dataclass(frozen=True)
+class _Window:
+    """The window step's answer: the strategy's window, the TTL pruning due on it, and the window
+    with those hides applied (in memory: persisting them is the render's, not the preview's)."""
+
+    unpruned: list[BlockValue]
+    decision: TtlDecision
+    blocks: list[BlockValue]
+
+    @property
+    def hidden_paths(self) -> list[str]:
+        return [hide.path for hide in self.decision.hides]
+
+    @property
+    def pruned_tokens(self) -> int:
+        """Tokens TTL pruning took out: the hidden blocks' cost minus their replacements'."""
+        if not self.decision.hides:
+            return 0
+        tokens = {block.seq: block.effective_tokens for block in self.unpruned}
+        return max(0, sum(tokens.get(h.seq, 0) - h.replacement_tokens for h in self.decision.hides))
+
+
+def _window(call: _Call) -> _Window:
+    """Steps 1 and 3: the visible window (from the latest summary) as the context's strategy shapes
+    it, and the TTL pruning planned on it."""
+    timeline = call.timeline
+    window = strategy_window(timeline=timeline, window=selectors.visible_window(timeline=timeline))
+    decision = plan_ttl_pruning(
+        window, now=call.now, last_touch=timeline.cache_last_touch_at, settings=call.settings
+    )
+    return _Window(unpruned=window, decision=decision, blocks=apply_hides(window, decision.hides))
+
+
+def _wants_compaction(call: _Call, window: list[BlockValue], *, force: bool) -> bool:
+    """Step 2's trigger: forced, or the window over ``threshold × max_tokens`` with the system prompt."""
+    return force or needs_compaction(window, system_tokens=call.head.system_tokens, settings=call.settings)
+
+
+def _rendered(call: _Call, window: list[BlockValue]) -> Rendered:
+    """Steps 4 to 6 (the pure ``render_window``), with the tail the options ask for."""
+    options, timeline = call.options, call.timeline
+    return render_window(
+        window,
+        settings=call.settings,
+        options=options,
+        sources=_sources(timeline) if options.include_sources else [],
+        active_plan=selectors.active_plan(timeline=timeline) if options.include_announce else None,
+        system_tokens=call.head.system_tokens,
+        prefix_seed=call.head.digest,
+    )
+
+
+# ---------------------------------------------------------------- the render's record
+
+
+def _memory(call: _Call) -> tuple[PreviousRender | None, CacheState]:
+    """The previous render and the forecast's cache, in one read."""
+    options = call.options
+    provider = format_provider(options.format)
+    return selectors.render_memory(
+        timeline=call.timeline,
+        provider=provider,
+        now=call.now,
+        retention_seconds=cache_rules().retention_seconds(provider),
+        # GPT-5.6 breakpoints: the forecast reads written entries (``render_forecast``'s
+        # ``request.explicit`` for the same options)
+        explicit=options.format in OPENAI_NATIVE and bool(options.cache_breakpoint_ttls),
+    )
+
+
+def _recorded(
+    call: _Call,
+    *,
+    rendered: Rendered,
+    window: _Window,
+    blocks: list[BlockValue],
+    compaction: CompactionOutcome | None,
+    memory: tuple[PreviousRender | None, CacheState],
+) -> RenderOutcome:
+    """The render compared with the previous one (the cache report), forecast, and recorded."""
+    settings, options, head, now = call.settings, call.options, call.head, call.now
+    previous, cache_state = memory
+    key = settings_key(settings, options)
+    summary_seq = window_summary_seq(blocks)
+    report = explain_cache(
+        previous=previous,
+        current=rendered.prefix,
+        now=now,
+        ttl_seconds=settings.cache_ttl_seconds,
+        settings_key=key,
+        latest_compaction_id=summary_seq,
+        current_hidden=frozenset(block.seq for block in blocks if block.hidden),
+        current_seqs=frozenset(block.seq for block in blocks),
+    )
+    forecast = render_forecast(
+        timeline=call.timeline,
+        rendered=rendered,
+        format_name=options.format,
+        model=head.model,
+        head_tokens=head.tokens,
+        now=now,
+        state=cache_state,
+    )
+    record = render_record(
+        timeline=call.timeline,
+        now=now,
+        rendered=rendered,
+        report=report,
+        settings_key=key,
+        summary_seq=summary_seq,
+        pruning_status=window.decision.status,
+        window=blocks,
+        compaction_id=compaction.compaction_id if compaction is not None else None,
+        inputs=render_inputs(settings=settings, options=options, system_digest=head.digest),
+        forecast=forecast,
+        pruned_tokens=window.pruned_tokens,
+        format_name=options.format,
+        model=head.model,
+        system_text=head.resendable_system_text,
+    )
     return RenderOutcome(
         rendered=rendered,
-        pruning_status=decision.status,
-        hidden_paths=[hide.path for hide in decision.hides],
-        compaction=applied,
-        would_compact=wanted and dry_run,
+        pruning_status=window.decision.status,
+        hidden_paths=window.hidden_paths,
+        compaction=compaction,
         settings=settings,
-        ignored_settings=resolved.ignored,
+        ignored_settings=call.resolved.ignored,
         cache=report,
-        render_id=render_id,
+        render_id=record.public_id,
         forecast=forecast,
     )
-
-
-def _pruned_tokens(window: list[BlockValue], decision: TtlDecision) -> int:
-    """Tokens TTL pruning took out of this render: the hidden blocks' cost minus their replacements'."""
-    if not decision.hides:
-        return 0
-    tokens = {block.seq: block.effective_tokens for block in window}
-    return max(0, sum(tokens.get(h.seq, 0) - h.replacement_tokens for h in decision.hides))
-
-
-def _compact(
-    timeline: Timeline,
-    window: list[BlockValue],
-    *,
-    settings: RenderSettings,
-    system_tokens: int,
-    force: bool,
-    dry_run: bool,
-    summarizer: Summarizer | None,
-    now: datetime,
-) -> tuple[list[BlockValue], CompactionOutcome | None]:
-    """Step 2 of the pipeline: the window after a compaction (a dry run previews one in memory)."""
-    if dry_run:
-        turn_id = selectors.timeline_current_turn_id(timeline=timeline)
-        preview = _preview_compaction(
-            window, settings=settings, system_tokens=system_tokens, force=force, turn_id=turn_id
-        )
-        return (preview if preview is not None else window), None
-    # Over the hard ceiling while a background compaction runs, compaction_run waits for it
-    # (bounded) and compacts itself if it must: the render never returns more than max_tokens.
-    compaction = compaction_run(
-        timeline=timeline,
-        settings=settings,
-        trigger=Compaction.Trigger.FORCED if force else Compaction.Trigger.RENDER,
-        force=force,
-        system_tokens=system_tokens,
-        summarizer=summarizer,
-        now=now,
-    )
-    return strategy_window(timeline=timeline, window=selectors.visible_window(timeline=timeline)), compaction
 
 
 def _sources(timeline: Timeline) -> list[Source]:

@@ -1,4 +1,4 @@
-"""Writes of the render history: one row per render that is not a dry run, and its trimming."""
+"""Writes of the render history: one row per render (a preview writes none), and its trimming."""
 
 from __future__ import annotations
 

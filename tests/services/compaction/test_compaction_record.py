@@ -14,7 +14,7 @@ from timeline_app.domain import blocks as b
 from timeline_app.models import Block, Compaction
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.services.compaction import summary as summarizer_services
-from timeline_app.services.render import timeline_render
+from timeline_app.services.render import timeline_render_preview
 from timeline_app.signals import on_after_compaction, on_before_compaction
 from timeline_app.tasks import compact_timeline
 
@@ -47,7 +47,7 @@ def test_an_applied_compaction_records_trigger_timings_tokens_summarizer_and_sta
     assert record.summary_block == summary
     assert record.before_tokens == before
     # The next render's visible tokens, its "(continued)" header included when the cut split a turn.
-    shown = timeline_render(timeline=timeline, options=RenderOptions(), dry_run=True).rendered.tokens
+    shown = timeline_render_preview(timeline=timeline, options=RenderOptions()).rendered.tokens
     assert record.after_tokens == shown["visible"] < before
     assert record.compacted_tokens > 0
     assert record.first_retained_seq == summary.meta["first_retained_seq"]

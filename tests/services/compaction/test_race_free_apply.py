@@ -17,7 +17,7 @@ from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.blocks import blocks_append
 from timeline_app.services.compaction import TAKEN_OVER, compaction_run
-from timeline_app.services.render import timeline_render
+from timeline_app.services.render import timeline_render_preview
 
 from .helpers import in_thread, make_timeline, needs_concurrent_db
 from .summarizers import BlockingSummarizer
@@ -78,7 +78,7 @@ def test_blocks_contributed_during_the_summary_survive_in_order_after_it():
     assert [(row.seq, row.text, row.hidden) for row in stored] == [(row.seq, row.text, False) for row in late]
     record = Compaction.objects.get(status="applied")
     assert record.first_retained_seq <= late[0].seq, "the plan's cut is before the late blocks"
-    shown = timeline_render(timeline=timeline, options=RenderOptions(), dry_run=True).rendered.tokens
+    shown = timeline_render_preview(timeline=timeline, options=RenderOptions()).rendered.tokens
     assert record.after_tokens == shown["visible"], "late blocks are counted"
 
 

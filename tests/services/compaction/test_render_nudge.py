@@ -18,7 +18,7 @@ from timeline_app.models import Compaction
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.compaction import COMPACT_TASK, NUDGE_SECONDS, compaction_run
-from timeline_app.services.render import timeline_render
+from timeline_app.services.render import timeline_render, timeline_render_preview
 
 from .helpers import background_compaction, make_timeline
 
@@ -61,7 +61,7 @@ def test_no_nudge_below_the_soft_threshold_in_a_dry_run_or_past_the_hard_one(que
     timeline_render(timeline=below, options=OPTIONS)
     busy = make_timeline(public_id="preview")
     fill_to(busy, 3_800, 4_400)
-    timeline_render(timeline=busy, options=OPTIONS, dry_run=True)
+    timeline_render_preview(timeline=busy, options=OPTIONS)
     assert queued == []
     full = make_timeline(public_id="full")
     fill_to(full, 4_600, 5_500)

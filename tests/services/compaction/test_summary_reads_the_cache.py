@@ -13,7 +13,8 @@ from compaction.summary.anthropic import AnthropicSummarizer
 from compaction.summary.prompt import SYSTEM_PROMPT
 from tests.anthropic_mock import ScriptedTransport, message, mock_client
 from tests.factories import add_turns
-from timeline_app.models import Compaction
+from timeline_app.models import Compaction, RenderRecord
+from timeline_app.rendering.request_head import request_head
 from timeline_app.selectors.settings import timeline_settings
 from timeline_app.services.compaction import compaction_run
 
@@ -83,3 +84,16 @@ def test_a_prefix_changed_since_the_render_is_not_resent(owner, rendered, timeli
     assert hidden.status_code == 200
     bodies, row = compact(timeline, at=T0 + timedelta(minutes=1))
     assert bodies[0]["system"] == SYSTEM_PROMPT and row.summary_cache == "cold"
+
+
+def test_the_render_record_and_the_compaction_agree_on_the_request_head(rendered, timeline):
+    """The render seeds its fingerprint with the head's digest and records it; the compaction
+    builds the head again from the record's system prompt. Hashed differently at either end, the
+    fingerprints never match and every summary goes cold."""
+    record = RenderRecord.objects.get(timeline=timeline)
+    rebuilt = request_head(system_text=record.system_text)  # as ``summary_cache_prefix`` does
+    assert record.system_text == SYSTEM
+    assert record.render_inputs["system_digest"] == rebuilt.digest
+    assert record.system_tokens == rebuilt.system_tokens
+    _, row = compact(timeline, at=T0 + timedelta(minutes=1))
+    assert row.summary_cache == "warm"

@@ -10,7 +10,6 @@ LLM summarizer's model for that conversation.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -28,13 +27,13 @@ from compaction.summary.block import build_summary_block
 from compaction.summary.prompt import CachedPrefix
 from timeline_app import selectors
 from timeline_app.domain.blocks import Block as BlockValue
-from timeline_app.domain.costs import block_tokens
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.domain.times import iso_utc
-from timeline_app.domain.tokens import count_text_tokens
 from timeline_app.models import Block, Timeline
 from timeline_app.rendering.pipeline import RenderOptions, render_window
 from timeline_app.rendering.prefix import stored_checkpoints
+from timeline_app.rendering.request_head import request_head
+from timeline_app.rendering.ttl import stored_costs
 from timeline_app.rendering.usage.pricing import call_cost, price_for
 from timeline_app.rendering.usage.reported import UsageError, read_usage
 from timeline_app.services.model_lifecycle import warn_if_retired
@@ -165,7 +164,7 @@ def draft_summary(
         turn_id=turn_id,
     )
     block = Block(ts=iso_utc(timezone.now()), **fields)
-    block.tokens = block_tokens(block.to_value())
+    block.tokens, block.replacement_tokens = stored_costs(block.to_value())
     return SummaryDraft(block=block, history=history, split=split, digest=digest, summarize_ms=summarize_ms)
 
 
@@ -192,12 +191,13 @@ def summary_cache_prefix(
     if not timedelta(0) <= now - last.rendered_at <= timedelta(seconds=settings.cache_ttl_seconds):
         return None
     system = last.system_text
+    head = request_head(system_text=system)  # as the API builds it from this text (tokens counted)
     rendered = render_window(
         window,
         settings=settings,
         options=RenderOptions(format="anthropic"),
-        system_tokens=count_text_tokens(system),
-        prefix_seed=hashlib.sha256(system.encode("utf-8", "surrogatepass")).hexdigest(),
+        system_tokens=head.system_tokens,
+        prefix_seed=head.digest,
     )
     end = max(last.cache_points)
     prefix = rendered.prefix
