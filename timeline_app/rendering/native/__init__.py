@@ -92,29 +92,16 @@ def render_native(
     # them); the other formats keep their readable text.
     conversation = stream_conversation(stable, tail, provider=FORMAT_PROVIDER.get(format, ""))
     if format == "anthropic_messages":
-        rendered = anthropic_request(
-            conversation,
+        return _render_anthropic(
             stable,
+            conversation,
             points=points,
             system_text=system_text,
             system_tokens=system_tokens,
             cache_min_tokens=cache_min_tokens,
             cache_ttl_seconds=cache_ttl_seconds,
-        )
-        messages = rendered.request["messages"]
-        ending = _end_with_user(
-            messages,
-            model_role="assistant",
-            message={"role": "user", "content": [{"type": "text", "text": continue_text}]},
+            continue_text=continue_text,
             prefill=prefill,
-        )
-        return NativeRender(
-            request=rendered.request,
-            items=messages,
-            cache_points=rendered.cache_points,
-            marked_seqs=rendered.marked_seqs,
-            item_of=rendered.message_of,
-            ending=ending,
         )
     if format == "gemini_contents":  # GEMINI: the planner places no marker, the request has none
         gemini = gemini_request(conversation, system_text=system_text)
@@ -144,6 +131,44 @@ def render_native(
         cache_ttl_seconds=cache_ttl_seconds,
         prompt_cache_key=prompt_cache_key,
         cache_style=cache_style,
+    )
+
+
+def _render_anthropic(
+    stable: Sequence[Block],
+    conversation: Conversation,
+    *,
+    points: Sequence[int],
+    system_text: str,
+    system_tokens: int,
+    cache_min_tokens: int,
+    cache_ttl_seconds: int,
+    continue_text: str,
+    prefill: bool,
+) -> NativeRender:
+    rendered = anthropic_request(
+        conversation,
+        stable,
+        points=points,
+        system_text=system_text,
+        system_tokens=system_tokens,
+        cache_min_tokens=cache_min_tokens,
+        cache_ttl_seconds=cache_ttl_seconds,
+    )
+    messages = rendered.request["messages"]
+    ending = _end_with_user(
+        messages,
+        model_role="assistant",
+        message={"role": "user", "content": [{"type": "text", "text": continue_text}]},
+        prefill=prefill,
+    )
+    return NativeRender(
+        request=rendered.request,
+        items=messages,
+        cache_points=rendered.cache_points,
+        marked_seqs=rendered.marked_seqs,
+        item_of=rendered.message_of,
+        ending=ending,
     )
 
 
