@@ -72,7 +72,7 @@ lint: $(STAMP)
 	$(VENV)/bin/lint-imports --no-logo
 
 typecheck: $(STAMP)
-	$(VENV)/bin/mypy timeline_app compaction config clients/python/timeline_client
+	$(VENV)/bin/mypy timeline_app timeline_bench compaction config clients/python/timeline_client
 
 schema: $(STAMP)
 	$(PY) manage.py spectacular --validate --fail-on-warn --file var/openapi.yaml

@@ -6,6 +6,7 @@ Production (``make serve``, ``deploy/``) sets ``DATABASE_URL``, ``CELERY_BROKER_
 ``SECRET_KEY``. Malformed values fail loudly at start.
 """
 
+import importlib.util
 import re
 from datetime import timedelta
 from pathlib import Path
@@ -53,6 +54,13 @@ INSTALLED_APPS = [
     "axes",
     "timeline_app",
 ]
+# The benchmarks and the dev commands (`manage.py bench`, `setup_demo`: docs/operations.md
+# "Benchmarks") are a Django app beside the server, `timeline_bench`: in the checkout, so
+# `make run`, `make test` and `manage.py bench` have it (`make serve` too, where it only adds those
+# two commands: no model, URL, middleware or task), and not in the server wheel, whose processes
+# run the same without it (tests/config/test_bench_app.py). Nothing the server runs imports it.
+if importlib.util.find_spec("timeline_bench") is not None:
+    INSTALLED_APPS.append("timeline_bench")
 
 MIDDLEWARE = [
     # First, so the logged duration is the whole request's (one JSON line per API request).

@@ -72,7 +72,7 @@ if [ "${TIMELINE_SKIP_CHECKS:-0}" != 1 ]; then
   .venv/bin/ruff check .
   .venv/bin/ruff format --check .
   .venv/bin/lint-imports --no-logo
-  .venv/bin/mypy timeline_app compaction config clients/python/timeline_client
+  .venv/bin/mypy timeline_app timeline_bench compaction config clients/python/timeline_client
   .venv/bin/python manage.py makemigrations --check --dry-run >/dev/null
   .venv/bin/python manage.py spectacular --validate --fail-on-warn --file "$WORK/openapi.yaml"
 fi

@@ -75,7 +75,7 @@ def test_setup_demo_revokes_the_demo_key_an_earlier_run_printed():
 def test_bench_on_an_unmigrated_database_says_to_migrate_first(monkeypatch):
     from django.core.management.base import CommandError
 
-    from timeline_app.management.commands import bench
+    from timeline_bench.management.commands import bench
 
     monkeypatch.setattr(bench, "unapplied_migrations", lambda: 21)
     with pytest.raises(

@@ -48,9 +48,9 @@ from timeline_client import TimelineClient, provider_tool_name
 
 # The repository's checks of a request (not part of the client): the SDK types and the rules.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from timeline_app.benchmarks.provider_sim import CacheSimulator
-from timeline_app.benchmarks.sdk_types import sdk_type_errors
 from timeline_app.rendering.native.validate import violations
+from timeline_bench.provider_sim import CacheSimulator
+from timeline_bench.sdk_types import sdk_type_errors
 
 MODEL = "claude-sonnet-5-5"
 SYSTEM = "You are an order-support agent. Look orders up before you answer; answer in one sentence."

@@ -43,8 +43,8 @@ from timeline_client import TimelineClient, gemini_tool_name, provider_tool_name
 
 # The repository's checks of a request (not part of the client): the SDK types and the rules.
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from timeline_app.benchmarks.sdk_types import sdk_type_errors
 from timeline_app.rendering.native.validate import violations
+from timeline_bench.sdk_types import sdk_type_errors
 
 MODEL = "gemini-3-flash-preview"
 SYSTEM = "You are an order-support agent. Look orders up before you answer; answer in one sentence."

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from timeline_app.benchmarks.sdk_types import sdk_type_errors
 from timeline_app.rendering.native.validate import violations
+from timeline_bench.sdk_types import sdk_type_errors
 
 pytestmark = pytest.mark.django_db
 BASE = "/api/v1/conversations/c1"

@@ -8,7 +8,7 @@ import io
 import pytest
 from django.core.management import call_command
 
-from timeline_app.benchmarks import cache_cost
+from timeline_bench import cache_cost
 
 pytestmark = pytest.mark.django_db
 

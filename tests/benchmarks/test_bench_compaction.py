@@ -2,7 +2,7 @@
 
 import pytest
 
-from timeline_app.benchmarks import compaction
+from timeline_bench import compaction
 
 
 @pytest.mark.django_db

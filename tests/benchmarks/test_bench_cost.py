@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from timeline_app.benchmarks import cost, provider_sim
+from timeline_bench import cost, provider_sim
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

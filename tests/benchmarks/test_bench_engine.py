@@ -11,10 +11,10 @@ from django.db import connection
 
 from tests import rls_support
 from timeline_app import tenancy
-from timeline_app.benchmarks import engine
-from timeline_app.benchmarks import render as render_at_scale
-from timeline_app.benchmarks.common import row_level_security
 from timeline_app.models import Tenant
+from timeline_bench import engine
+from timeline_bench import render as render_at_scale
+from timeline_bench.common import row_level_security
 
 
 def _spy(monkeypatch: pytest.MonkeyPatch, module: Any) -> list[tuple[int, tuple[str, str, str]]]:

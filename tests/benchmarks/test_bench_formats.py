@@ -5,7 +5,7 @@ import io
 import pytest
 from django.core.management import call_command
 
-from timeline_app.benchmarks import formats
+from timeline_bench import formats
 
 pytestmark = pytest.mark.django_db
 

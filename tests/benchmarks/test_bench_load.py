@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core.management import CommandError, call_command
 
-from timeline_app.benchmarks import load
+from timeline_bench import load
 
 
 @pytest.mark.parametrize(

@@ -14,10 +14,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from timeline_app.benchmarks import quality
-from timeline_app.benchmarks.quality.report import ACTION_GOAL, GOALS, summarize
-from timeline_app.benchmarks.quality.runner import QualitySettings, SessionRun
-from timeline_app.benchmarks.quality.sessions import PENDING_STEP, PHRASINGS, PROBE_TYPES, Probe, kinds
+from timeline_bench import quality
+from timeline_bench.quality.report import ACTION_GOAL, GOALS, summarize
+from timeline_bench.quality.runner import QualitySettings, SessionRun
+from timeline_bench.quality.sessions import PENDING_STEP, PHRASINGS, PROBE_TYPES, Probe, kinds
 
 pytestmark = pytest.mark.django_db
 

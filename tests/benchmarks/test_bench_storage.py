@@ -7,8 +7,8 @@ import re
 import pytest
 from django.db import connection
 
-from timeline_app.benchmarks import storage
 from timeline_app.models import Block, Tenant
+from timeline_bench import storage
 
 pytestmark = pytest.mark.django_db
 

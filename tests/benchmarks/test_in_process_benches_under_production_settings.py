@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from django.test import override_settings
 
-from timeline_app.benchmarks import cost, quality
-from timeline_app.benchmarks.common import NoAllowedHost, in_process_base_url, in_process_host
+from timeline_bench import cost, quality
+from timeline_bench.common import NoAllowedHost, in_process_base_url, in_process_host
 
 PRODUCTION = {
     "DEBUG": False,

@@ -9,14 +9,14 @@ import time
 
 import pytest
 
-from timeline_app.benchmarks.load_ab import RunFigures, process_tree_cpu, report
+from timeline_bench.load_ab import RunFigures, process_tree_cpu, report
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
 
 
 def test_the_cpu_of_a_process_tree_counts_its_children():
     """gunicorn's CPU is its master's and its workers': a busy grandchild counts, while alive."""
-    from timeline_app.benchmarks.load_ab import _proc_stat
+    from timeline_bench.load_ab import _proc_stat
 
     busy = "import time\nend = time.process_time() + 1.0\nwhile time.process_time() < end: pass"
     parent = subprocess.Popen(

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from timeline_app.benchmarks.quality.phrasings import _PART, SETS, Filler, load
-from timeline_app.benchmarks.quality.sessions import ARTIFACT, ERROR, generate
+from timeline_bench.quality.phrasings import _PART, SETS, Filler, load
+from timeline_bench.quality.sessions import ARTIFACT, ERROR, generate
 
 
 def _strings(value: Any) -> list[str]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from timeline_app.benchmarks.provider_sim import (
+from timeline_app.domain.tokens import count_text_tokens
+from timeline_bench.provider_sim import (
     CacheSimulator,
     cost,
     ideal,
@@ -13,7 +14,6 @@ from timeline_app.benchmarks.provider_sim import (
     simulate_openai,
     without_breakpoints,
 )
-from timeline_app.domain.tokens import count_text_tokens
 
 EPHEMERAL = {"type": "ephemeral"}
 HOUR = {"type": "ephemeral", "ttl": "1h"}

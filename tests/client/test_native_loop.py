@@ -28,9 +28,9 @@ from timeline_client import (
 )
 from timeline_client.thinking import thinking_block
 
-from timeline_app.benchmarks.sdk_types import sdk_type_errors
 from timeline_app.models import Block, RenderUsage
 from timeline_app.rendering.native.validate import violations
+from timeline_bench.sdk_types import sdk_type_errors
 
 pytestmark = pytest.mark.django_db
 SYSTEM = "You are an order-support agent."

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from timeline_app.benchmarks import load
 from timeline_app.models import Tenant
+from timeline_bench import load
 
 
 @pytest.mark.e2e

@@ -152,6 +152,14 @@ def build_server(client: TimelineClient, conversation: str, context: str = "main
         name="timeline",
         instructions=SERVER_INSTRUCTIONS.format(conversation=conversation, context=context),
     )
+    # In this order in the server's tool list.
+    for add_tools in (_lookup_tools, _visibility_tools, _view_tools, _native_loop_tools):
+        add_tools(server, client, conversation, context)
+    return server
+
+
+def _lookup_tools(server: MCPServer, client: TimelineClient, conversation: str, context: str) -> None:
+    """Read a path back in full; search the whole history."""
 
     @server.tool(description=READ_DESCRIPTION, annotations=_READ_ONLY, structured_output=False)
     def timeline_read(path: str) -> str:
@@ -174,6 +182,10 @@ def build_server(client: TimelineClient, conversation: str, context: str = "main
                 f"- {hit.get('path') or '(no path)'} ({hit.get('type')}){note}: {hit.get('snippet')}"
             )
         return "\n".join(lines)
+
+
+def _visibility_tools(server: MCPServer, client: TimelineClient, conversation: str, context: str) -> None:
+    """Change what the next render shows: hide, unhide, revert a compaction."""
 
     @server.tool(
         description=HIDE_DESCRIPTION,
@@ -216,6 +228,10 @@ def build_server(client: TimelineClient, conversation: str, context: str = "main
             f"summarized ({turns}) in full again, about {row['before_tokens']:,} tokens."
         )
 
+
+def _view_tools(server: MCPServer, client: TimelineClient, conversation: str, context: str) -> None:
+    """The sources pool; the context rendered as the model sees it."""
+
     @server.tool(description=SOURCES_DESCRIPTION, annotations=_READ_ONLY, structured_output=False)
     def timeline_sources() -> str:
         return _sources_text(_call(lambda: client.sources(conversation, context=context)))
@@ -252,6 +268,11 @@ def build_server(client: TimelineClient, conversation: str, context: str = "main
         shown = {key: rendered.get(key) for key in ("blocks", "cache_points", "tokens", "compaction")}
         return json.dumps(shown, ensure_ascii=False, indent=1)
 
+
+def _native_loop_tools(server: MCPServer, client: TimelineClient, conversation: str, context: str) -> None:
+    """For an agent that runs its own model calls on a native render: store the reply and the
+    results of the tool calls it asked for."""
+
     @server.tool(
         description=RECORD_REPLY_DESCRIPTION,
         annotations=ToolAnnotations(destructive_hint=False, idempotent_hint=True, open_world_hint=False),
@@ -279,8 +300,6 @@ def build_server(client: TimelineClient, conversation: str, context: str = "main
             lambda: client.record_tool_results(conversation, results, errors=errors or (), context=context)
         )
         return f"Stored {len(blocks)} result block(s): " + ", ".join(str(b.get("path")) for b in blocks)
-
-    return server
 
 
 def _parser() -> argparse.ArgumentParser:

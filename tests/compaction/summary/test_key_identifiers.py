@@ -6,9 +6,9 @@ import pytest
 
 from compaction.summary import ExtractiveSummarizer
 from compaction.summary.sections import identifiers_in, is_identifier, rank_identifiers
-from timeline_app.benchmarks.identifiers import PLANTED, identifier_share, planted_timeline
 from timeline_app.domain.blocks import Block
 from timeline_app.domain.tokens import count_text_tokens
+from timeline_bench.identifiers import PLANTED, identifier_share, planted_timeline
 
 
 def test_identifiers_planted_across_blocks_stay_visible_in_the_render_after_compaction() -> None:

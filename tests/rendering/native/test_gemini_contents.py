@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from timeline_app.benchmarks.sdk_types import sdk_type_errors
 from timeline_app.domain import blocks as b
 from timeline_app.domain.blocks import Block
 from timeline_app.domain.costs import block_tokens
@@ -17,6 +16,7 @@ from timeline_app.domain.settings import RenderSettings
 from timeline_app.rendering.native.conversation import MISSING_RESULT
 from timeline_app.rendering.native.validate import gemini_violations
 from timeline_app.rendering.pipeline import RenderOptions, render_window
+from timeline_bench.sdk_types import sdk_type_errors
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 SIGNATURE = "Q2lJQkRHZW1pbmlDYWxs"

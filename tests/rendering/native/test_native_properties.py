@@ -10,14 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.budget import examples
-from timeline_app.benchmarks.sdk_types import sdk_type_errors
-from timeline_app.benchmarks.timelines import random_timeline, with_thinking
 from timeline_app.domain.block_text import stable_json
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.rendering.native import NATIVE_FORMATS
 from timeline_app.rendering.native.conversation import MISSING_RESULT
 from timeline_app.rendering.native.validate import violations
 from timeline_app.rendering.pipeline import RenderOptions, render_window
+from timeline_bench.sdk_types import sdk_type_errors
+from timeline_bench.timelines import random_timeline, with_thinking
 
 SYNTHETIC = MISSING_RESULT.split("{", 1)[0]
 

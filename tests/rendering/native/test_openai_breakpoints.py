@@ -13,8 +13,6 @@ from hypothesis import strategies as st
 
 from tests.budget import examples
 from tests.rendering.native.test_native_mapping import Stream
-from timeline_app.benchmarks.sdk_types import sdk_type_errors
-from timeline_app.benchmarks.timelines import random_timeline, with_thinking
 from timeline_app.domain import blocks as b
 from timeline_app.domain.block_text import stable_json
 from timeline_app.domain.blocks import Block, is_turn_start
@@ -22,6 +20,8 @@ from timeline_app.domain.settings import RenderSettings
 from timeline_app.rendering.native.conversation import MISSING_RESULT
 from timeline_app.rendering.native.validate import violations
 from timeline_app.rendering.pipeline import RenderOptions, render_window
+from timeline_bench.sdk_types import sdk_type_errors
+from timeline_bench.timelines import random_timeline, with_thinking
 
 OPENAI_FORMATS = ("openai_responses", "openai_chat")
 GPT_56 = ("30m", "12h")

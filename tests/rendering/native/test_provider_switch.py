@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from timeline_app.benchmarks.sdk_types import sdk_type_errors
 from timeline_app.domain import blocks as b
 from timeline_app.domain.blocks import Block
 from timeline_app.domain.costs import block_tokens
@@ -19,6 +18,7 @@ from timeline_app.domain.settings import RenderSettings
 from timeline_app.rendering.native import NATIVE_FORMATS
 from timeline_app.rendering.native.validate import violations
 from timeline_app.rendering.pipeline import RenderOptions, render_window
+from timeline_bench.sdk_types import sdk_type_errors
 
 # provider → (its thinking blocks' meta and text, the opaque strings only its format may carry,
 # the readable text every native format keeps)

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from timeline_app.benchmarks.sdk_types import sdk_type_errors
 from timeline_app.domain import blocks as b
 from timeline_app.domain.blocks import Block
 from timeline_app.domain.costs import block_tokens
@@ -21,6 +20,7 @@ from timeline_app.domain.tokens import count_text_tokens
 from timeline_app.rendering.native import NATIVE_FORMATS
 from timeline_app.rendering.native.validate import violations
 from timeline_app.rendering.pipeline import RenderOptions, render_window
+from timeline_bench.sdk_types import sdk_type_errors
 
 SIGNED = {"provider": "anthropic", "kind": "thinking", "signature": "EqQBCkgIARABGAIiQL+sig=="}
 REDACTED = {"provider": "anthropic", "kind": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4a"}

@@ -92,29 +92,16 @@ def render_native(
     # them); the other formats keep their readable text.
     conversation = stream_conversation(stable, tail, provider=FORMAT_PROVIDER.get(format, ""))
     if format == "anthropic_messages":
-        rendered = anthropic_request(
-            conversation,
+        return _render_anthropic(
             stable,
+            conversation,
             points=points,
             system_text=system_text,
             system_tokens=system_tokens,
             cache_min_tokens=cache_min_tokens,
             cache_ttl_seconds=cache_ttl_seconds,
-        )
-        messages = rendered.request["messages"]
-        ending = _end_with_user(
-            messages,
-            model_role="assistant",
-            message={"role": "user", "content": [{"type": "text", "text": continue_text}]},
+            continue_text=continue_text,
             prefill=prefill,
-        )
-        return NativeRender(
-            request=rendered.request,
-            items=messages,
-            cache_points=rendered.cache_points,
-            marked_seqs=rendered.marked_seqs,
-            item_of=rendered.message_of,
-            ending=ending,
         )
     if format == "gemini_contents":  # GEMINI: the planner places no marker, the request has none
         gemini = gemini_request(conversation, system_text=system_text)
@@ -133,7 +120,75 @@ def render_native(
             item_of=gemini.content_of,
             ending=ending,
         )
-    explicit = cache_style.provider == "openai"
+    return _render_openai(
+        stable,
+        conversation,
+        format=format,
+        points=points,
+        system_text=system_text,
+        system_tokens=system_tokens,
+        cache_min_tokens=cache_min_tokens,
+        cache_ttl_seconds=cache_ttl_seconds,
+        prompt_cache_key=prompt_cache_key,
+        cache_style=cache_style,
+    )
+
+
+def _render_anthropic(
+    stable: Sequence[Block],
+    conversation: Conversation,
+    *,
+    points: Sequence[int],
+    system_text: str,
+    system_tokens: int,
+    cache_min_tokens: int,
+    cache_ttl_seconds: int,
+    continue_text: str,
+    prefill: bool,
+) -> NativeRender:
+    rendered = anthropic_request(
+        conversation,
+        stable,
+        points=points,
+        system_text=system_text,
+        system_tokens=system_tokens,
+        cache_min_tokens=cache_min_tokens,
+        cache_ttl_seconds=cache_ttl_seconds,
+    )
+    messages = rendered.request["messages"]
+    ending = _end_with_user(
+        messages,
+        model_role="assistant",
+        message={"role": "user", "content": [{"type": "text", "text": continue_text}]},
+        prefill=prefill,
+    )
+    return NativeRender(
+        request=rendered.request,
+        items=messages,
+        cache_points=rendered.cache_points,
+        marked_seqs=rendered.marked_seqs,
+        item_of=rendered.message_of,
+        ending=ending,
+    )
+
+
+@dataclass(frozen=True)
+class _OpenAIRequest:
+    """An OpenAI format's request before its markers: the items (``head``, the system message,
+    first when there is one) and the marker style the format takes."""
+
+    request: dict[str, Any]
+    built: OpenAIItems
+    items: list[dict[str, Any]]
+    item_of: dict[int, int]
+    head: dict[str, Any] | None
+    style: MarkerStyle
+
+
+def _openai_request(
+    conversation: Conversation, *, format: str, system_text: str, style: MarkerStyle
+) -> _OpenAIRequest:
+    explicit = style.provider == "openai"
     built: OpenAIItems
     head: dict[str, Any] | None = None
     if format == "openai_responses":
@@ -147,7 +202,7 @@ def render_native(
         built = chat_items(conversation, explicit=explicit)
         request = {"messages": built.items}
         # Chat Completions takes the 30-minute TTL only (its ``PromptCacheOptions.ttl``).
-        cache_style = replace(cache_style, ttls=CHAT_CACHE_TTLS) if explicit else cache_style
+        style = replace(style, ttls=CHAT_CACHE_TTLS) if explicit else style
         if system_text.strip():
             content: Any = [{"type": "text", "text": system_text}] if explicit else system_text
             head = {"role": "system", "content": content}
@@ -157,30 +212,50 @@ def render_native(
     if head is not None:
         items.insert(0, head)
         item_of = {k: v + 1 for k, v in item_of.items()}
+    return _OpenAIRequest(request, built, items, item_of, head, style)
+
+
+def _render_openai(
+    stable: Sequence[Block],
+    conversation: Conversation,
+    *,
+    format: str,
+    points: Sequence[int],
+    system_text: str,
+    system_tokens: int,
+    cache_min_tokens: int,
+    cache_ttl_seconds: int,
+    prompt_cache_key: str,
+    cache_style: MarkerStyle,
+) -> NativeRender:
+    """``openai_responses`` and ``openai_chat``, with explicit breakpoints when ``cache_style``
+    is OpenAI's (GPT-5.6 and later)."""
+    built = _openai_request(conversation, format=format, system_text=system_text, style=cache_style)
+    request, items, head, style = built.request, built.items, built.head, built.style
     cache_points: list[int] = []
     marked: list[int] = []
-    if explicit:
+    if style.provider == "openai":
         plan = _openai_plan(
             stable,
             conversation,
-            built,
+            built.built,
             points=points,
-            style=cache_style,
+            style=style,
             head_tokens=system_tokens if head is not None else 0,
             min_tokens=cache_min_tokens,
         )
-        marker = cache_style.marker(cache_ttl_seconds)
+        marker = style.marker(cache_ttl_seconds)
         if plan.head and head is not None:
-            head["content"][-1][cache_style.field] = dict(marker)
+            head["content"][-1][style.field] = dict(marker)
             cache_points.append(0)
         shift = 1 if head is not None else 0
         for slot in plan.slots:
             item, key, part = slot.at
-            items[item + shift][key][part][cache_style.field] = dict(marker)
+            items[item + shift][key][part][style.field] = dict(marker)
             if item + shift not in cache_points:
                 cache_points.append(item + shift)
             marked.append(slot.seq)
-        request.update(cache_style.request_fields(cache_ttl_seconds))
+        request.update(style.request_fields(cache_ttl_seconds))
     if prompt_cache_key:
         request["prompt_cache_key"] = prompt_cache_key
     return NativeRender(
@@ -188,7 +263,7 @@ def render_native(
         items=items,
         cache_points=cache_points,
         marked_seqs=marked,
-        item_of=item_of,
+        item_of=built.item_of,
         ending=_openai_ending(items),
     )
 

@@ -75,21 +75,19 @@ class AnthropicRender:
     message_of: dict[int, int]
 
 
-def anthropic_request(
-    conversation: Conversation,
-    stable: Sequence[Block],
-    *,
-    points: Sequence[int],
-    system_text: str,
-    system_tokens: int,
-    cache_min_tokens: int,
-    cache_ttl_seconds: int,
-) -> AnthropicRender:
-    """The request body, with markers on the blocks at the stable indices ``points``."""
-    system: list[dict[str, Any]] = [{"type": "text", "text": system_text}] if system_text.strip() else []
+# (role, [(block, origins)]): the request's messages before their markers.
+_Merged = list[tuple[str, list[tuple[dict[str, Any], tuple[int, ...]]]]]
+# (message, block) in the merged messages.
+_At = tuple[int, int]
+
+
+def _merge_by_role(
+    conversation: Conversation, stable: Sequence[Block], system: list[dict[str, Any]]
+) -> tuple[_Merged, int]:
+    """The messages merged by role so they alternate, starting with ``user``, thinking first in an
+    assistant message; system texts appended to ``system``, with the tokens of their blocks."""
     system_origin_tokens = 0
-    # (role, [(block, origins)]) after moving system texts out and merging by role.
-    merged: list[tuple[str, list[tuple[dict[str, Any], tuple[int, ...]]]]] = []
+    merged: _Merged = []
     for message in conversation.messages:
         if message.role == "system":
             for entry in message.content:
@@ -108,13 +106,18 @@ def anthropic_request(
         if role == "assistant":
             # Thinking first, in stored order; the rest in stored order after it.
             items.sort(key=lambda item: item[0]["type"] not in THINKING_TYPES)
+    return merged, system_origin_tokens
 
-    # Where each stable block's content ends, in final order, and the prefix tokens there.
-    # ``markable``: the same for the blocks that can carry a marker (not a thinking block).
-    final: dict[int, tuple[int, int]] = {}
-    markable: dict[int, tuple[int, int]] = {}
-    cumulative: dict[tuple[int, int], int] = {}
-    running = system_tokens + system_origin_tokens
+
+def _positions(
+    merged: _Merged, stable: Sequence[Block], *, head_tokens: int
+) -> tuple[dict[int, _At], dict[int, _At], dict[_At, int]]:
+    """Where each stable block's content ends, in final order; the same for the blocks that can
+    carry a marker (not a thinking block); and the prefix tokens at each position."""
+    final: dict[int, _At] = {}
+    markable: dict[int, _At] = {}
+    cumulative: dict[_At, int] = {}
+    running = head_tokens
     counted: set[int] = set()
     for m, (_, items) in enumerate(merged):
         for e, (block, origins) in enumerate(items):
@@ -126,6 +129,23 @@ def anthropic_request(
                     counted.add(origin)
                     running += stable[origin].effective_tokens
             cumulative[(m, e)] = running
+    return final, markable, cumulative
+
+
+def anthropic_request(
+    conversation: Conversation,
+    stable: Sequence[Block],
+    *,
+    points: Sequence[int],
+    system_text: str,
+    system_tokens: int,
+    cache_min_tokens: int,
+    cache_ttl_seconds: int,
+) -> AnthropicRender:
+    """The request body, with markers on the blocks at the stable indices ``points``."""
+    system: list[dict[str, Any]] = [{"type": "text", "text": system_text}] if system_text.strip() else []
+    merged, system_origin_tokens = _merge_by_role(conversation, stable, system)
+    final, markable, cumulative = _positions(merged, stable, head_tokens=system_tokens + system_origin_tokens)
 
     control = ANTHROPIC.marker(cache_ttl_seconds)
     head_tokens = system_tokens + system_origin_tokens if system else 0

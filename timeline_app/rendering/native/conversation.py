@@ -293,6 +293,100 @@ def _result_owners(events: Sequence[_Event]) -> dict[int, list[int]]:
     return owners
 
 
+class _Builder:
+    """The messages of ``build_conversation``, built one event at a time."""
+
+    def __init__(self, events: Sequence[_Event]):
+        self.events = events
+        self.owners = _result_owners(events)
+        self.messages: list[Message] = []
+        # The calls of the open assistant message, each with its event index, not yet answered.
+        self.pending: list[tuple[ToolUse, int]] = []
+        self.taken: set[int] = set()
+        self.taken_ids: set[str] = set()
+        self.positions: dict[int, tuple[int, int]] = {}
+
+    def place(self, entry: Entry, origins: Sequence[int]) -> None:
+        at = (len(self.messages) - 1, len(self.messages[-1].content))
+        self.messages[-1].content.append(entry)
+        for origin in origins:
+            if origin >= 0:
+                self.positions[origin] = at
+
+    def open_message(self, role: Role) -> None:
+        if self.messages and self.messages[-1].role == role:
+            return
+        self.messages.append(Message(role))
+
+    def add(self, index: int, event: _Event) -> None:
+        if event.kind == "thinking" and event.thinking is not None:
+            self.open_message("assistant")
+            self.place(event.thinking, [event.origin])
+        elif event.kind == "assistant":
+            self.open_message("assistant")
+            for part in event.content:
+                self.place(part, [event.origin])
+        elif event.kind == "call":
+            self.open_message("assistant")
+            use = ToolUse(
+                id=provider_tool_id(event.call_id or f"call_{index}", self.taken_ids),
+                name=provider_tool_name(event.name),
+                input=event.input,
+                arguments=json.dumps(event.input, sort_keys=True, ensure_ascii=False),
+                origin=event.origin,
+            )
+            self.place(use, [event.origin])
+            self.pending.append((use, index))
+        elif index not in self.taken:
+            self.flush(index)
+            if index not in self.taken:
+                self.add_user_side(event)
+
+    def add_user_side(self, event: _Event) -> None:
+        """A system message, a user's, or a result no call of the round took (as user text)."""
+        if event.kind == "system":
+            if not event.content:
+                return
+            self.messages.append(Message("system"))
+            content: Sequence[Content] = event.content
+        else:
+            self.open_message("user")
+            content = event.content if event.kind == "user" else _texts(event.orphan_text, event.origin)
+        for part in content:
+            self.place(part, [event.origin])
+
+    def flush(self, at_index: int) -> None:
+        """Answer every call of the open assistant message at the head of a user message."""
+        if not self.pending:
+            return
+        run = set()
+        k = at_index
+        while k < len(self.events) and self.events[k].kind == "result":
+            run.add(k)
+            k += 1
+        self.messages.append(Message("user"))
+        for use, at in self.pending:
+            candidates = [j for j in self.owners.get(at, []) if j not in self.taken]
+            mine = [j for j in candidates if j in run] or [j for j in candidates if j >= at_index][:1]
+            self.taken.update(mine)
+            result = self.answer(use, at, [self.events[j] for j in mine])
+            self.place(result, result.origins)
+        self.pending.clear()
+
+    def answer(self, use: ToolUse, at: int, results: Sequence[_Event]) -> ToolResult:
+        """The result of the call ``use`` (event ``at``): its result events, or a synthetic error."""
+        if results:
+            content = tuple(c for r in results for c in r.content) or (Text(EMPTY_RESULT),)
+            return ToolResult(
+                id=use.id,
+                content=content,
+                is_error=any(r.is_error for r in results),
+                origins=tuple(r.origin for r in results),
+            )
+        missing = MISSING_RESULT.format(call_id=self.events[at].call_id or use.id)
+        return ToolResult(id=use.id, content=(Text(missing),), is_error=True, synthetic=True)
+
+
 def build_conversation(events: Sequence[_Event]) -> Conversation:
     """Alternating messages with every call answered at the head of the next user message.
 
@@ -301,91 +395,11 @@ def build_conversation(events: Sequence[_Event]) -> Conversation:
     user text where it is stored. So appending blocks never changes an earlier message, except
     the one whose call was answered by a synthetic result until its real result arrived.
     """
-    owners = _result_owners(events)
-    messages: list[Message] = []
-    pending: list[tuple[ToolUse, int]] = []
-    taken: set[int] = set()
-    taken_ids: set[str] = set()
-    positions: dict[int, tuple[int, int]] = {}
-
-    def place(entry: Entry, origins: Sequence[int]) -> None:
-        at = (len(messages) - 1, len(messages[-1].content))
-        messages[-1].content.append(entry)
-        for origin in origins:
-            if origin >= 0:
-                positions[origin] = at
-
-    def open_message(role: Role) -> None:
-        if messages and messages[-1].role == role:
-            return
-        messages.append(Message(role))
-
-    def flush(at_index: int) -> None:
-        """Answer every call of the open assistant message at the head of a user message."""
-        if not pending:
-            return
-        run = set()
-        k = at_index
-        while k < len(events) and events[k].kind == "result":
-            run.add(k)
-            k += 1
-        messages.append(Message("user"))
-        for use, at in pending:
-            candidates = [j for j in owners.get(at, []) if j not in taken]
-            mine = [j for j in candidates if j in run] or [j for j in candidates if j >= at_index][:1]
-            taken.update(mine)
-            results = [events[j] for j in mine]
-            if results:
-                content = tuple(c for r in results for c in r.content) or (Text(EMPTY_RESULT),)
-                result = ToolResult(
-                    id=use.id,
-                    content=content,
-                    is_error=any(r.is_error for r in results),
-                    origins=tuple(r.origin for r in results),
-                )
-            else:
-                missing = MISSING_RESULT.format(call_id=events[at].call_id or use.id)
-                result = ToolResult(id=use.id, content=(Text(missing),), is_error=True, synthetic=True)
-            place(result, result.origins)
-        pending.clear()
-
+    builder = _Builder(events)
     for index, event in enumerate(events):
-        if event.kind == "thinking" and event.thinking is not None:
-            open_message("assistant")
-            place(event.thinking, [event.origin])
-        elif event.kind == "assistant":
-            open_message("assistant")
-            for part in event.content:
-                place(part, [event.origin])
-        elif event.kind == "call":
-            open_message("assistant")
-            use = ToolUse(
-                id=provider_tool_id(event.call_id or f"call_{index}", taken_ids),
-                name=provider_tool_name(event.name),
-                input=event.input,
-                arguments=json.dumps(event.input, sort_keys=True, ensure_ascii=False),
-                origin=event.origin,
-            )
-            place(use, [event.origin])
-            pending.append((use, index))
-        elif index in taken:
-            continue
-        else:
-            flush(index)
-            if index in taken:
-                continue
-            if event.kind == "system":
-                if not event.content:
-                    continue
-                messages.append(Message("system"))
-                content: Sequence[Content] = event.content
-            else:
-                open_message("user")
-                content = event.content if event.kind == "user" else _texts(event.orphan_text, event.origin)
-            for part in content:
-                place(part, [event.origin])
-    flush(len(events))
-    return Conversation(messages=messages, positions=positions)
+        builder.add(index, event)
+    builder.flush(len(events))
+    return Conversation(messages=builder.messages, positions=builder.positions)
 
 
 def stream_conversation(

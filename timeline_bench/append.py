@@ -15,11 +15,11 @@ from collections.abc import Callable
 
 from django.db import connection
 
-from timeline_app.benchmarks.common import fill_timeline, scratch_tenant, scratch_timeline
 from timeline_app.domain import blocks as b
 from timeline_app.domain.contributions import NewBlock
 from timeline_app.models import Block, Timeline
 from timeline_app.services.blocks import blocks_append
+from timeline_bench.common import fill_timeline, scratch_tenant, scratch_timeline
 
 GOAL_RATIO = 1.3
 SMALL_BLOCKS = 100

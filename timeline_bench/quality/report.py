@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from timeline_app.benchmarks.quality.runner import SessionResult
-from timeline_app.benchmarks.quality.sessions import PROBE_TYPES
+from timeline_bench.quality.runner import SessionResult
+from timeline_bench.quality.sessions import PROBE_TYPES
 
 #: The visible share each probe type must reach (issue 24 acceptance); every probe must also be
 #: recoverable (by read-by-path or search) at 100 %.

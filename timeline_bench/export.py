@@ -22,10 +22,10 @@ from collections.abc import Callable
 
 from django.conf import settings
 
-from timeline_app.benchmarks.common import scratch_tenant
 from timeline_app.domain import blocks as b
 from timeline_app.models import Block, Timeline
 from timeline_app.services.conversations import conversation_create
+from timeline_bench.common import scratch_tenant
 
 BLOCKS = 50_000
 RESULT_CHARS = 1_000

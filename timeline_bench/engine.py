@@ -7,16 +7,6 @@ from collections.abc import Callable
 from compaction.planner import plan_compaction
 from compaction.summary import ExtractiveSummarizer
 from timeline_app import selectors, tenancy
-from timeline_app.benchmarks import render as render_at_scale
-from timeline_app.benchmarks.common import (
-    fill_timeline,
-    median_seconds,
-    row_level_security,
-    scratch_tenant,
-    scratch_timeline,
-    synthetic_turn,
-)
-from timeline_app.benchmarks.identifiers import identifier_share
 from timeline_app.domain import blocks as b
 from timeline_app.domain.block_text import block_text
 from timeline_app.domain.blocks import Block
@@ -25,6 +15,16 @@ from timeline_app.domain.tokens import count_text_tokens
 from timeline_app.models import Block as BlockRow
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.services.render import timeline_render
+from timeline_bench import render as render_at_scale
+from timeline_bench.common import (
+    fill_timeline,
+    median_seconds,
+    row_level_security,
+    scratch_tenant,
+    scratch_timeline,
+    synthetic_turn,
+)
+from timeline_bench.identifiers import identifier_share
 
 
 def synthetic_values(count: int, *, result_words: int = 60) -> list[Block]:

@@ -14,7 +14,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from timeline_app import tenancy
-from timeline_app.benchmarks import cache_cost, formats, load, load_ab, quality
+from timeline_bench import cache_cost, formats, load, load_ab, quality
 
 SUITES = ("append", "engine", "compaction", "storage", "export", "cost")
 
@@ -133,7 +133,7 @@ class Command(BaseCommand):
             return
         suites = SUITES if options["suite"] == "all" else (options["suite"],)
         for suite in suites:
-            module = importlib.import_module(f"timeline_app.benchmarks.{suite}")
+            module = importlib.import_module(f"timeline_bench.{suite}")
             module.run(self.stdout.write)
 
     def quality(self, options: dict[str, Any]) -> None:

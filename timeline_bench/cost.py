@@ -29,12 +29,12 @@ from django.test import override_settings
 from timeline_client import TimelineClient, UsageForecast
 
 from compaction.summary.anthropic import AnthropicSummarizer
-from timeline_app.benchmarks import provider_sim
-from timeline_app.benchmarks.common import in_process_base_url, scratch_tenant
 from timeline_app.models import Compaction, RenderUsage
 from timeline_app.rendering.usage.pricing import DEFAULT_PRICES, Price, TokenCounts
 from timeline_app.rendering.usage.reported import read_usage
 from timeline_app.services.api_keys import api_key_create
+from timeline_bench import provider_sim
+from timeline_bench.common import in_process_base_url, scratch_tenant
 
 MODEL = "claude-sonnet-5-5"
 TURNS = 36
@@ -202,7 +202,7 @@ def session(write: Callable[[str], None], *, turns: int, warm: bool) -> dict[str
     http = httpx.Client(transport=httpx.WSGITransport(app=get_wsgi_application()), base_url=base_url)
     with (
         scratch_tenant() as tenant,
-        override_settings(TIMELINE_SUMMARIZER_CLASS="timeline_app.benchmarks.cost.simulated_summarizer"),
+        override_settings(TIMELINE_SUMMARIZER_CLASS="timeline_bench.cost.simulated_summarizer"),
     ):
         _, raw_key = api_key_create(tenant_name=tenant.name)
         client = TimelineClient(base_url, raw_key, http_client=http, retries=0)

@@ -21,13 +21,13 @@ from typing import Any
 from django.conf import settings as django_settings
 from django.test import override_settings
 
-from timeline_app.benchmarks.common import InProcessClient, scratch_tenant
-from timeline_app.benchmarks.quality import judge as judge_module
-from timeline_app.benchmarks.quality.report import side_by_side, summarize, table
-from timeline_app.benchmarks.quality.runner import QualitySettings, SessionResult, run_session
-from timeline_app.benchmarks.quality.sessions import PHRASINGS, generate
 from timeline_app.services.api_keys import api_key_create
 from timeline_app.services.compaction import configured_summarizer
+from timeline_bench.common import InProcessClient, scratch_tenant
+from timeline_bench.quality import judge as judge_module
+from timeline_bench.quality.report import side_by_side, summarize, table
+from timeline_bench.quality.runner import QualitySettings, SessionResult, run_session
+from timeline_bench.quality.sessions import PHRASINGS, generate
 
 SUMMARIZERS = ("extractive", "anthropic", "openai")
 __all__ = ["PHRASINGS", "SUMMARIZERS", "QualityOptions", "run", "run_sessions"]

@@ -10,11 +10,11 @@ from django.db import connection
 from django.utils import timezone
 
 from timeline_app import tenancy
-from timeline_app.benchmarks.common import fill_timeline, median_seconds, scratch_tenant, scratch_timeline
 from timeline_app.domain.settings import SETTING_RANGES
 from timeline_app.models import VALUE_FIELDS, Block, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.services.render import collector_paused, timeline_render
+from timeline_bench.common import fill_timeline, median_seconds, scratch_tenant, scratch_timeline
 
 BLOCKS = 20_000
 # The largest max_tokens a conversation accepts: the 20,000 blocks (~1M tokens) never compact. A

@@ -26,8 +26,6 @@ from typing import Any
 from django.test import override_settings
 
 from compaction.summary import ExtractiveSummarizer
-from timeline_app.benchmarks import provider_sim
-from timeline_app.benchmarks.common import scratch_tenant, scratch_timeline
 from timeline_app.domain import blocks as b
 from timeline_app.domain.contributions import NewBlock, tool_call_blocks
 from timeline_app.domain.tokens import count_text_tokens
@@ -37,6 +35,8 @@ from timeline_app.rendering.request_head import RequestHead
 from timeline_app.services.blocks import blocks_append, turn_start
 from timeline_app.services.hiding import blocks_hide
 from timeline_app.services.render import timeline_render
+from timeline_bench import provider_sim
+from timeline_bench.common import scratch_tenant, scratch_timeline
 
 FORMATS = ("anthropic", "anthropic_messages")
 # The OpenAI run: a GPT-5.6 model, the context's cache TTL that of OpenAI's entries: 30 minutes,

@@ -29,12 +29,12 @@ from datetime import UTC, datetime
 from django.apps import apps
 from django.db import connection, transaction
 
-from timeline_app.benchmarks.common import scratch_tenant
 from timeline_app.domain import blocks as b
 from timeline_app.domain.contributions import NewBlock
 from timeline_app.services.blocks import blocks_append
 from timeline_app.services.conversations import conversation_create, timeline_get_or_create
 from timeline_app.services.messages import messages_append, parse_messages
+from timeline_bench.common import scratch_tenant
 
 MESSAGES = 2_000
 CHARS = 500

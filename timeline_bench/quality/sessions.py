@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from timeline_app.benchmarks.quality.phrasings import Attachment, load
+from timeline_bench.quality.phrasings import Attachment, load
 
 PHRASINGS = ("generated", "transcripts")
 

@@ -27,9 +27,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from timeline_app.benchmarks.storage import our_tables, relation_bytes
 from timeline_app.models import Tenant
 from timeline_app.services.api_keys import api_key_create
+from timeline_bench.storage import our_tables, relation_bytes
 
 TOOL_ROUNDS_PER_TURN = 4
 

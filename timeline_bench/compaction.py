@@ -18,13 +18,13 @@ from django.conf import settings
 
 from compaction.summary import ExtractiveSummarizer, Summarizer
 from timeline_app import selectors
-from timeline_app.benchmarks.common import scratch_tenant, scratch_timeline, synthetic_turn
 from timeline_app.domain.contributions import NewBlock
 from timeline_app.models import Compaction, Conversation, Tenant, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.services.blocks import blocks_append
 from timeline_app.services.compaction import timeline_compact
 from timeline_app.services.render import timeline_render
+from timeline_bench.common import scratch_tenant, scratch_timeline, synthetic_turn
 
 MAX_TOKENS = 20_000
 SAMPLES = 7

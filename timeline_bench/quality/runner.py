@@ -30,7 +30,9 @@ from typing import Any
 
 from django.test import Client
 
-from timeline_app.benchmarks.quality.sessions import (
+from timeline_app.domain.tokens import count_text_tokens
+from timeline_app.models import Compaction, Conversation
+from timeline_bench.quality.sessions import (
     ARTIFACT,
     INSTRUCTION,
     LATEST_REQUEST,
@@ -40,8 +42,6 @@ from timeline_app.benchmarks.quality.sessions import (
     Session,
     Turn,
 )
-from timeline_app.domain.tokens import count_text_tokens
-from timeline_app.models import Compaction, Conversation
 
 API = "/api/v1/conversations"
 HORIZON = 2  # compactions a one-off probe (identifier, artifact, decision, error) is checked at

@@ -13,16 +13,16 @@ import time
 from collections import Counter
 from collections.abc import Callable
 
-from timeline_app.benchmarks.timelines import random_timeline, with_thinking
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.rendering.native import NATIVE_FORMATS
 from timeline_app.rendering.native.validate import violations
 from timeline_app.rendering.pipeline import RenderOptions, render_window
+from timeline_bench.timelines import random_timeline, with_thinking
 
 
 def run(write: Callable[[str], None], *, timelines: int = 1_000, seed: int = 0, sdk_every: int = 10) -> None:
     try:
-        from timeline_app.benchmarks.sdk_types import sdk_type_errors
+        from timeline_bench.sdk_types import sdk_type_errors
     except ImportError:  # the SDKs are a dev extra (openai) or missing
         sdk_type_errors = None  # type: ignore[assignment]
     seconds: dict[str, list[float]] = {f: [] for f in NATIVE_FORMATS}

@@ -17,8 +17,8 @@ from typing import Any
 import httpx
 from django.conf import settings
 
-from timeline_app.benchmarks.quality.runner import SessionResult
-from timeline_app.benchmarks.quality.sessions import (
+from timeline_bench.quality.runner import SessionResult
+from timeline_bench.quality.sessions import (
     ARTIFACT,
     DECISION,
     ERROR,

@@ -39,7 +39,7 @@ import httpx
 from django.conf import settings
 from django.db import connection
 
-from timeline_app.benchmarks.load import LoadConfig, Stats, drive
+from timeline_bench.load import LoadConfig, Stats, drive
 
 TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
