@@ -2,28 +2,51 @@
 
 from __future__ import annotations
 
-from django.db import connection
+from functools import cache
+
+from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import QuerySet
-from django.db.models.expressions import RawSQL
 
 from timeline_app import tenancy
 from timeline_app.domain import blocks as b
 from timeline_app.errors import NotFound
 from timeline_app.models import ApiKey, Block, Conversation, Tenant, Timeline
+from timeline_app.selectors.rows import Columns
+
+_KEY, _TENANT = Columns(ApiKey), Columns(Tenant)
+_TIMELINE, _CONVERSATION = Columns(Timeline), Columns(Conversation)
+
+
+@cache
+def _api_key_sql(claim_tenant: bool) -> str:
+    """The key with its tenant (the ORM's ``select_related("tenant")`` statement, written once);
+    ``claim_tenant``: with ``tenancy.key_row_claims_tenant_sql`` after the tenant's columns."""
+    key, tenant = _KEY.table, _TENANT.table
+    tenant_column = f'"{key}"."tenant_id"'
+    claim = f", ({tenancy.key_row_claims_tenant_sql(tenant_column)})" if claim_tenant else ""
+    return (
+        f"SELECT {_KEY.select()}, {_TENANT.select()}{claim} "
+        f'FROM "{key}" INNER JOIN "{tenant}" ON ("{key}"."tenant_id" = "{tenant}"."id") '
+        f'WHERE ("{key}"."key_hash" = %s AND "{key}"."revoked_at" IS NULL) '
+        f'ORDER BY "{key}"."id" ASC LIMIT 1'
+    )
 
 
 def api_key_lookup(*, raw_key: str, claim_tenant: bool = False) -> ApiKey | None:
-    """The live key with this raw value. ``claim_tenant`` (PostgreSQL, under
-    ``tenancy.api_key_lookup_scope``): the same statement sets the session to the key's tenant
-    (``tenancy.key_row_claims_tenant_sql``); the caller checks the key came back."""
-    rows = ApiKey.objects.select_related("tenant").filter(
-        key_hash=ApiKey.hash_key(raw_key), revoked_at__isnull=True
-    )
-    if claim_tenant and connection.vendor == "postgresql":
-        column = f'"{ApiKey._meta.db_table}"."tenant_id"'
-        rows = rows.annotate(tenant_claimed=RawSQL(tenancy.key_row_claims_tenant_sql(column), ()))
+    """The live key with this raw value, its tenant read with it. ``claim_tenant`` (PostgreSQL,
+    under ``tenancy.api_key_lookup_scope``): the same statement sets the session to the key's
+    tenant (``tenancy.key_row_claims_tenant_sql``); the caller checks the key came back."""
+    claim = claim_tenant and connection.vendor == "postgresql"
+    if claim:
         tenancy.note_tenant_set()
-    return rows.first()
+    with connection.cursor() as cursor:
+        cursor.execute(_api_key_sql(claim), [ApiKey.hash_key(raw_key)])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    key = _KEY.instance(row, 0, DEFAULT_DB_ALIAS)
+    key.tenant = _TENANT.instance(row, len(_KEY), DEFAULT_DB_ALIAS)
+    return key
 
 
 def timeline_tenant_id(*, timeline_id: int) -> int | None:
@@ -69,10 +92,26 @@ def timeline_current_turn_id(*, timeline: Timeline) -> str:
 def timeline_of(*, tenant: Tenant, public_id: str, name: str) -> Timeline | None:
     """The context ``name`` of the tenant's conversation ``public_id`` with its conversation, in
     one query (``None`` when either is missing): what every request on a context reads first."""
+    with connection.cursor() as cursor:
+        cursor.execute(_timeline_of_sql(), [public_id, tenant.pk, name])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    timeline = _TIMELINE.instance(row, 0, DEFAULT_DB_ALIAS)
+    timeline.conversation = _CONVERSATION.instance(row, len(_TIMELINE), DEFAULT_DB_ALIAS)
+    return timeline
+
+
+@cache
+def _timeline_of_sql() -> str:
+    """The ORM's ``select_related("conversation")`` statement for ``timeline_of``, written once."""
+    timeline, conversation = _TIMELINE.table, _CONVERSATION.table
     return (
-        Timeline.objects.select_related("conversation")
-        .filter(conversation__tenant=tenant, conversation__public_id=public_id, name=name)
-        .first()
+        f"SELECT {_TIMELINE.select()}, {_CONVERSATION.select()} "
+        f'FROM "{timeline}" INNER JOIN "{conversation}" '
+        f'ON ("{timeline}"."conversation_id" = "{conversation}"."id") '
+        f'WHERE ("{conversation}"."public_id" = %s AND "{conversation}"."tenant_id" = %s '
+        f'AND "{timeline}"."name" = %s) ORDER BY "{timeline}"."id" ASC LIMIT 1'
     )
 
 

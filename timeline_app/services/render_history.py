@@ -54,7 +54,7 @@ def render_record(
     with transaction.atomic(durable=True):  # a render commits its own writes (never a caller's)
         # Touching the cache clock locks the context's row (``FOR NO KEY UPDATE``, as any UPDATE
         # that leaves its key alone: concurrent renders and an erase's ``FOR UPDATE`` wait).
-        if not Timeline.objects.filter(pk=timeline.pk).update(cache_last_touch_at=now):
+        if not _cache_clock_touch(timeline_id=timeline.pk, now=now):
             raise ConversationErased("the conversation was erased", details={"conversation": "erased"})
         timeline.cache_last_touch_at = now
         record = RenderRecord.objects.create(
@@ -97,6 +97,20 @@ def render_record(
         )
         timeline_history_trim(timeline=timeline, keep=settings.TIMELINE_RENDER_HISTORY_MAX)
     return record
+
+
+def _cache_clock_touch(*, timeline_id: int, now: datetime) -> bool:
+    """``Timeline.objects.filter(pk=…).update(cache_last_touch_at=now)`` as the constant statement
+    it sends: compiling that queryset cost more of a render's CPU than the UPDATE (issue 38).
+    False when the row is gone (an erase committed first)."""
+    sql = 'UPDATE "{0}" SET "{1}" = %s WHERE "{0}"."{2}" = %s'.format(
+        Timeline._meta.db_table,
+        Timeline._meta.get_field("cache_last_touch_at").column,
+        Timeline._meta.pk.column,
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [connection.ops.adapt_datetimefield_value(now), timeline_id])
+        return bool(cursor.rowcount > 0)
 
 
 _TRIM_SQL = """
