@@ -129,7 +129,12 @@ def _run(
         reason = nothing_to_do(before_tokens=before, settings=settings)
         if recorded:
             record_id = _settle_request(
-                record_id, timeline=snap.timeline, trigger=trigger, error=reason, before_tokens=before
+                record_id,
+                timeline=snap.timeline,
+                trigger=trigger,
+                error=reason,
+                before_tokens=before,
+                threshold_tokens=settings.compaction_limit,
             )
         return CompactionOutcome(
             status=Compaction.Outcome.SKIPPED, compaction_id=record_id, before_tokens=before, error=reason
@@ -138,7 +143,12 @@ def _run(
         record = _claim_requested(timeline=snap.timeline, record_id=record_id, task_id=task_id)
         if record is None:
             _settle_request(
-                record_id, timeline=snap.timeline, trigger=trigger, error=BUSY, before_tokens=before
+                record_id,
+                timeline=snap.timeline,
+                trigger=trigger,
+                error=BUSY,
+                before_tokens=before,
+                threshold_tokens=settings.compaction_limit,
             )
             return CompactionOutcome(status=Compaction.Outcome.BUSY, compaction_id=record_id, error=BUSY)
     else:
@@ -148,7 +158,12 @@ def _run(
             busy_id = None
             if recorded:
                 busy_id = _settle_request(
-                    None, timeline=snap.timeline, trigger=trigger, error=BUSY, before_tokens=before
+                    None,
+                    timeline=snap.timeline,
+                    trigger=trigger,
+                    error=BUSY,
+                    before_tokens=before,
+                    threshold_tokens=settings.compaction_limit,
                 )
             return CompactionOutcome(status=Compaction.Outcome.BUSY, compaction_id=busy_id, error=BUSY)
         _wait_for_running(timeline=snap.timeline, seconds=RENDER_WAIT_SECONDS)

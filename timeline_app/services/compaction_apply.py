@@ -28,6 +28,7 @@ from timeline_app.errors import ConversationErased
 from timeline_app.models import Compaction, Timeline
 from timeline_app.services.compaction_claims import ERASED, TAKEN_OVER
 from timeline_app.services.conversations import timeline_lock
+from timeline_app.services.operations import compaction_operation_record
 from timeline_app.services.summarizers import SummaryDraft
 from timeline_app.services.usage import summary_usage_fields
 
@@ -74,6 +75,7 @@ class _Snapshot:
     latest_compaction_id: int | None
     window: list[BlockValue]
     plan: CompactionPlan | None
+    threshold_tokens: int | None = None
 
 
 def _snapshot(*, timeline_id: int, settings: RenderSettings, system_tokens: int, force: bool) -> _Snapshot:
@@ -85,7 +87,13 @@ def _snapshot(*, timeline_id: int, settings: RenderSettings, system_tokens: int,
     latest_id = _latest_compaction_id(fresh)
     window = selectors.visible_window(timeline=fresh)
     plan = plan_compaction(window, system_tokens=system_tokens, settings=settings, force=force)
-    return _Snapshot(timeline=fresh, latest_compaction_id=latest_id, window=window, plan=plan)
+    return _Snapshot(
+        timeline=fresh,
+        latest_compaction_id=latest_id,
+        window=window,
+        plan=plan,
+        threshold_tokens=settings.compaction_limit,
+    )
 
 
 def _latest_compaction_id(timeline: Timeline) -> int | None:
@@ -145,6 +153,7 @@ def _apply(
             row = Compaction(timeline=locked, trigger=trigger, started_at=started_at)
         for name, value in _record_fields(plan, draft).items():
             setattr(row, name, value)
+        row.threshold_tokens = snap.threshold_tokens
 
         if (
             _latest_compaction_id(locked) != snap.latest_compaction_id
@@ -213,4 +222,5 @@ def _store(row: Compaction, *, status: str, started: float, **fields: Any) -> No
             f.attname: getattr(row, f.attname) for f in Compaction._meta.concrete_fields if not f.primary_key
         }
         Compaction.objects.filter(pk=row.pk, timeline_id=row.timeline_id).update(**values)
+    compaction_operation_record(row)  # the operations log, in the apply transaction
     metrics.observe_compaction(trigger=row.trigger, status=status, seconds=row.duration_ms / 1000)

@@ -20,12 +20,13 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from compaction.planner import needs_compaction, plan_compaction
+from compaction.planner import needs_compaction, plan_compaction, visible_tokens
 from compaction.summarizers import Summarizer
 from timeline_app import metrics, selectors
 from timeline_app.domain.block_text import stable_json
 from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.domain.blocks import window_summary_seq
+from timeline_app.domain.operations import TTL_PRUNED
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.errors import ConversationErased
 from timeline_app.models import Compaction, Timeline
@@ -42,6 +43,7 @@ from timeline_app.services.compaction import compaction_run
 from timeline_app.services.compaction_apply import CompactionOutcome
 from timeline_app.services.hiding import hides_store
 from timeline_app.services.model_lifecycle import warn_if_retired
+from timeline_app.services.operations import operation_record
 from timeline_app.services.render_history import render_record
 from timeline_app.services.summarizers import draft_summary, fallback_summarizer
 from timeline_app.services.usage import RenderForecast, cache_breakpoint_ttls, cache_rules, render_forecast
@@ -85,13 +87,22 @@ def settings_key(settings: RenderSettings, options: RenderOptions) -> str:
     return hashlib.sha256(stable_json(shape).encode()).hexdigest()
 
 
-def _persist_ttl(*, timeline: Timeline, decision: TtlDecision, now: datetime) -> None:
+def _persist_ttl(
+    *, timeline: Timeline, decision: TtlDecision, now: datetime, window: list[BlockValue]
+) -> None:
     with transaction.atomic(durable=True):
         # The context's row first, then its blocks: the order an erase takes them in (after the
         # conversation's row), so the two never deadlock. Erased meanwhile: nothing to update.
         if not Timeline.objects.filter(pk=timeline.pk).update(cache_last_touch_at=now):
             raise ConversationErased("the conversation was erased", details={"conversation": "erased"})
         hides_store(timeline=timeline, hides=decision.hides)
+        before = visible_tokens(window)
+        after = before - _pruned_tokens(window, decision)
+        hides = decision.hides
+        operation_record(
+            timeline=timeline, kind=TTL_PRUNED, now=now, tokens_before=before, tokens_after=after,
+            seqs=[h.seq for h in hides], paths=[h.path for h in hides],
+        )  # fmt: skip
     timeline.cache_last_touch_at = now
     metrics.observe_ttl(status=decision.status, hidden=len(decision.hides))
 
@@ -198,7 +209,7 @@ def timeline_render(
         # Hides are stored before anything reads the blocks again (a compaction); without any, the
         # cache clock is touched as the render records itself (``render_record``: one statement
         # that also locks the context's row), not in a transaction of its own.
-        _persist_ttl(timeline=timeline, decision=decision, now=now)
+        _persist_ttl(timeline=timeline, decision=decision, now=now, window=window)
     elif not dry_run:
         metrics.observe_ttl(status=decision.status, hidden=0)
     window_before_hides = window
