@@ -4,6 +4,7 @@ compaction outcomes a render or the worker reach, with the numbers that decided 
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from timeline_app.domain.operations import HIDDEN
 from timeline_app.models import Block, Compaction, Operation, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.services import hiding
+from timeline_app.services import render as render_services
 from timeline_app.services import summarizers as summarizer_services
 from timeline_app.services.compaction import compaction_run
 from timeline_app.services.contexts import context_create
@@ -80,6 +82,29 @@ def test_a_change_that_fails_after_its_entry_leaves_neither(timeline, monkeypatc
         blocks_hide(timeline=timeline, path=path, replacement_text="x")
     assert Operation.objects.count() == count
     assert not Block.objects.get(timeline=timeline, path=path).hidden
+
+
+def test_a_prune_whose_hides_fail_leaves_no_entry(timeline, monkeypatch):
+    """The render's prune transaction: its hides and its entry commit together or not at all."""
+    timeline.conversation.settings = {"ttl_keep_recent_turns": 2}
+    timeline.conversation.save()
+    add_turns(timeline, 4)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    timeline_render(timeline=timeline, options=RenderOptions(), now=t0)
+    real = render_services.operation_record
+
+    def record_then_fail(**kwargs: Any) -> None:
+        real(**kwargs)
+        raise RuntimeError("the prune fails after its entry")
+
+    monkeypatch.setattr(render_services, "operation_record", record_then_fail)
+    with pytest.raises(RuntimeError):
+        timeline_render(timeline=timeline, options=RenderOptions(), now=t0 + timedelta(hours=1))
+    assert not Operation.objects.filter(timeline=timeline, kind="ttl_pruned").exists()
+    assert not Block.objects.filter(timeline=timeline, hidden=True).exists()
+    monkeypatch.setattr(render_services, "operation_record", real)
+    timeline_render(timeline=timeline, options=RenderOptions(), now=t0 + timedelta(hours=1))
+    assert Operation.objects.filter(timeline=timeline, kind="ttl_pruned").count() == 1
 
 
 def test_an_apply_that_fails_after_its_entry_rolls_the_entry_back_with_the_summary(monkeypatch):
@@ -161,8 +186,6 @@ def test_a_render_that_prunes_pays_one_statement_for_its_entry(timeline):
     timeline.conversation.settings = {"ttl_keep_recent_turns": 2}
     timeline.conversation.save()
     add_turns(timeline, 4)
-    from datetime import UTC, datetime, timedelta
-
     t0 = datetime(2026, 1, 1, tzinfo=UTC)
     timeline_render(timeline=timeline, options=RenderOptions(), now=t0)
     with CaptureQueriesContext(connection) as warm:
