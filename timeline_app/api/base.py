@@ -51,14 +51,15 @@ class TenantView(APIView):
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)  # authenticated: the operations log's actor is the key
-        self._actor: Token[str] | None = actor_set(f"key:{cast(ApiClient, request.user).key.prefix}")
+        self._actor = actor_set(f"key:{cast(ApiClient, request.user).key.prefix}")
 
-    def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
-        token = getattr(self, "_actor", None)
-        if token is not None:
-            actor_reset(token)
-            self._actor = None
-        return super().finalize_response(request, response, *args, **kwargs)
+    def dispatch(self, request: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().dispatch(request, *args, **kwargs)
+        finally:  # after a 500 too (DRF re-raises it past finalize_response)
+            token: Token[str] | None = self.__dict__.pop("_actor", None)
+            if token is not None:
+                actor_reset(token)
 
     def tenant(self, request: Request) -> Tenant:
         return cast(ApiClient, request.user).tenant
