@@ -194,7 +194,10 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # A compaction row's status (with queued, running) beside a compaction run's outcome (with busy).
-    "ENUM_NAME_OVERRIDES": {"CompactionStatusEnum": "timeline_app.models.CompactionStatus"},
+    "ENUM_NAME_OVERRIDES": {
+        "CompactionStatusEnum": "timeline_app.models.CompactionStatus",
+        "OperationKindEnum": "timeline_app.domain.operations.KINDS",
+    },
     # OpenAPI links from the creating operations to the ones on what they created.
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
@@ -289,6 +292,10 @@ TIMELINE_RENDER_HISTORY_MAX = env.int("TIMELINE_RENDER_HISTORY_MAX", default=200
 TIMELINE_RENDER_HISTORY_DAYS = env.float("TIMELINE_RENDER_HISTORY_DAYS", default=7.0)
 if TIMELINE_RENDER_HISTORY_MAX < 1 or TIMELINE_RENDER_HISTORY_DAYS <= 0:
     raise environ.ImproperlyConfigured("TIMELINE_RENDER_HISTORY_MAX must be >= 1 and _DAYS > 0")
+# The operations log (issue 35): per context, the newest N entries; each entry trims its context.
+TIMELINE_OPERATIONS_LOG_MAX = env.int("TIMELINE_OPERATIONS_LOG_MAX", default=1000)
+if TIMELINE_OPERATIONS_LOG_MAX < 1:
+    raise environ.ImproperlyConfigured("TIMELINE_OPERATIONS_LOG_MAX must be >= 1")
 
 # Cost (issue 23): the price table's overrides, per model {provider?, input, output, cache_write_5m?,
 # cache_write_1h?, cache_read?} in dollars per million tokens (defaults: rendering/usage/pricing.py);

@@ -225,3 +225,11 @@ def wsgi_http(in_process_requests):
 @pytest.fixture
 def api(owner, wsgi_http) -> TimelineClient:
     return TimelineClient("http://testserver", owner.raw_key, http_client=wsgi_http)
+
+
+@pytest.fixture(autouse=True)
+def _no_actor_left_behind():
+    from timeline_app.services.operations import current_actor
+
+    yield
+    assert current_actor() == "system", "a request left its operations-log actor behind"

@@ -18,9 +18,11 @@ from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from timeline_app import selectors, tenancy
+from timeline_app.domain.operations import SYSTEM
 from timeline_app.models import Compaction
 from timeline_app.services.compaction import compaction_sweep, timeline_compact
 from timeline_app.services.conversations import conversations_expire
+from timeline_app.services.operations import acting_as
 from timeline_app.services.render_history import render_history_trim
 
 
@@ -51,7 +53,7 @@ def compact_timeline(
     (row-level security): the one widened read is which tenant that is."""
     with tenancy.tenant_scope_all():
         tenant_id = selectors.timeline_tenant_id(timeline_id=timeline_id)
-    with tenancy.tenant_scope(tenant_id):
+    with tenancy.tenant_scope(tenant_id), acting_as(SYSTEM):  # the worker's, even run eagerly
         outcome = timeline_compact(
             timeline_id=timeline_id,
             trigger=trigger,

@@ -19,8 +19,9 @@ from timeline_app.services.conversations import conversation_create, timeline_ge
 
 # session, user, the support user's tenant scope, conversation, its two permission reads, contexts,
 # turn count, turn page, blocks, applied compactions, render history, tokens per turn (the chart),
-# compaction count; the cost panel's totals and its chart's reported renders (issue 23: +2).
-PAGE_QUERIES = 16
+# compaction count; the cost panel's totals and its chart's reported renders (issue 23: +2); the
+# operations log's newest entries (issue 35: +1).
+PAGE_QUERIES = 17
 
 
 def _turn_ids(section) -> list[str]:

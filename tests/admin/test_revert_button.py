@@ -29,6 +29,10 @@ def test_the_operator_reverts_the_newest_compaction_with_a_confirmation(operator
     row.refresh_from_db()
     assert (row.status, row.reverted_by) == ("reverted", "staff:olga-operator")
     assert not any(blk.type == b.SUMMARY for blk in selectors.visible_window(timeline=timeline))
+    # The conversation page's operations log, newest first: the revert by the operator.
+    log = response.content.decode().split('class="module tl-operations"')[1].split("</table>")[0]
+    assert log.index("compaction_reverted") < log.index("compaction_applied")
+    assert "staff:olga-operator" in log
     detail = operator.get(urls.change("compaction", row.pk)).content.decode()
     assert row.public_id in detail and "staff:olga-operator" in detail
     listed = operator.get(urls.changelist("compaction")).content.decode()

@@ -303,7 +303,11 @@ def test_an_export_with_seqs_past_2_53_imports_again_equal(owner, conversation, 
     assert owner.post(f"{C}/import/", {**exported, "id": "again"}).status_code == 201
     again = owner.get(f"{C}/again/timeline/").json()
     assert [b["seq"] for b in again["blocks"]] == [b["seq"] for b in exported["blocks"]]
-    assert {**again, "ts": "", "conversation_id": ""} == {**exported, "ts": "", "conversation_id": ""}
+    blank = {"ts": "", "conversation_id": "", "operations": []}
+    assert {**again, **blank} == {**exported, **blank}
+    # The log travels as it was (new ids), then the import's own entry.
+    assert [e["at"] for e in again["operations"][:-1]] == [e["at"] for e in exported["operations"]]
+    assert again["operations"][-1]["kind"] == "imported"
     assert_still_readable(owner, "again")
 
 

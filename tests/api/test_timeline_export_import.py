@@ -8,9 +8,14 @@ C = "/api/v1/conversations"
 
 
 def comparable(payload: dict) -> dict:
-    body = {k: v for k, v in payload.items() if k not in ("ts", "conversation_id")}
+    body = {k: v for k, v in payload.items() if k not in ("ts", "conversation_id", "operations")}
     body["blocks"] = [{k: v for k, v in blk.items()} for blk in payload["blocks"]]
     return body
+
+
+def entries(payload: dict) -> list[dict]:
+    """The operations log of an export, ids aside (an import gives its entries new ids)."""
+    return [{k: v for k, v in entry.items() if k != "id"} for entry in payload["operations"]]
 
 
 def test_export_import_round_trip_loses_nothing(owner, conversation):
@@ -40,6 +45,14 @@ def test_export_import_round_trip_loses_nothing(owner, conversation):
 
     again = owner.get(f"{C}/copy/timeline/").json()
     assert comparable(again) == comparable(exported)
+    # The operations log travels as it was (the hide, the render's compaction), then the import's own.
+    assert [e["kind"] for e in exported["operations"]] == ["context_created", "hidden", "compaction_applied"]
+    assert entries(again)[:-1] == entries(exported)
+    assert again["operations"][-1]["kind"] == "imported"
+    assert again["operations"][-1]["details"] == {
+        "from_conversation": "c1",
+        "blocks": len(exported["blocks"]),
+    }
     original = owner.post(
         f"{C}/c1/render/",
         {"format": "text", "debug": True, "include_sources": True, "now": "2030-01-01T00:00:00Z"},

@@ -33,6 +33,8 @@ COMPONENTS: dict[type, str] = {
     types.CompactionAnswer: "CompactionRecordOut",
     types.CompactionQueuedAnswer: "CompactQueuedOut",
     types.CompactionsPage: "CompactionsPageOut",
+    types.OperationAnswer: "OperationOut",
+    types.OperationsPage: "OperationsPageOut",
     types.TokensByKind: "TokensByKindOut",
     types.ForecastTokens: "ForecastTokensOut",
     types.UsageReportAnswer: "UsageOut",
@@ -63,6 +65,7 @@ ANSWERS = {
     ("/api/v1/conversations/{conv}/search/", "get"): "SearchOut",
     ("/api/v1/conversations/{conv}/blocks/", "get"): "BlocksReadOut",
     ("/api/v1/conversations/{conv}/timeline/", "get"): "TimelineExportOut",
+    ("/api/v1/conversations/{conv}/operations/", "get"): "OperationsPageOut",
     ("/api/v1/conversations/import/", "post"): "ConversationOut",
     ("/api/v1/usage/", "get"): "PaginatedConversationUsageRowOutList",
 }

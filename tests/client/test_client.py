@@ -110,3 +110,19 @@ def test_context_limit_errors_are_recognised_from_the_sdk_exception():
     )
     assert is_context_limit_error(error)
     assert not is_context_limit_error(ValueError("other"))
+
+
+def test_the_operations_log_newest_first_by_kind_and_time(api):
+    api.create_conversation(id="ops", settings={"max_tokens": 20_000})
+    api.start_turn("ops", "Find a restaurant", turn_id="turn_1")
+    for _ in range(3):
+        api.hide("ops", "ar:turn_1.user.prompt", "[hidden]")
+        api.unhide("ops", "ar:turn_1.user.prompt")
+    entries = list(api.operations("ops"))
+    assert [e["kind"] for e in entries] == ["unhidden", "hidden"] * 3 + ["context_created"]
+    assert entries[0]["actor"].startswith("key:") and entries[0]["paths"] == ["ar:turn_1.user.prompt"]
+    assert [e["kind"] for e in api.operations("ops", kinds=["hidden"])] == ["hidden"] * 3
+    assert list(api.operations("ops", since="2100-01-01")) == []
+    with pytest.raises(TimelineAPIError) as refused:
+        list(api.operations("ops", kinds=["nothing_like_it"]))
+    assert refused.value.status == 400 and "nothing_like_it" in str(refused.value.details)

@@ -230,7 +230,36 @@ def within_the_rules(case) -> bool:
         and settings_consistent(case)
         and usage_readable(case)
         and reply_readable(case)
+        and operations_query_readable(case)
     )
+
+
+def operations_query_readable(case) -> bool:
+    """``GET …/operations/``: known kinds (one or a comma list each), and ``since`` / ``until``
+    times in range (epoch seconds 2000-2100, a real date), ``since`` before ``until``; the schema's
+    pattern alone allows 820 or month 76."""
+    if not case.path.endswith("/operations/") or case.method.upper() != "GET":
+        return True
+    from rest_framework import serializers
+
+    from timeline_app.api.usage import RangeTimeField
+    from timeline_app.domain.operations import UnknownKinds, parse_kinds
+
+    query = case.query or {}
+    kinds = query.get("kind", [])
+    try:
+        parse_kinds(kinds if isinstance(kinds, list) else [kinds])
+    except UnknownKinds:
+        return False
+    try:
+        bounds = {
+            name: RangeTimeField().to_internal_value(query[name])
+            for name in ("since", "until")
+            if name in query
+        }
+    except serializers.ValidationError:
+        return False
+    return not ("since" in bounds and "until" in bounds and bounds["since"] >= bounds["until"])
 
 
 LIST_PARAMS = {"type", "turn_id", "hidden", "since_seq", "cursor", "limit"}

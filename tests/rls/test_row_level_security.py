@@ -16,6 +16,7 @@ from timeline_app.models import (
     Block,
     Compaction,
     Conversation,
+    Operation,
     RenderRecord,
     RenderUsage,
     Source,
@@ -72,6 +73,7 @@ def test_every_tenant_table_is_under_the_forced_policy():
         "timeline_app_renderrecord",
         "timeline_app_source",
         "timeline_app_renderusage",
+        "timeline_app_operation",
     } <= tables
     with connection.cursor() as cursor:
         cursor.execute(
@@ -85,7 +87,7 @@ def test_every_tenant_table_is_under_the_forced_policy():
 
 
 def test_every_row_below_a_conversation_carries_its_tenant_and_conversation(planted):
-    for model in (Timeline, Block, Compaction, RenderRecord, Source, RenderUsage):
+    for model in (Timeline, Block, Compaction, RenderRecord, Source, RenderUsage, Operation):
         for row in model.objects.select_related(
             "timeline__conversation" if model is not Timeline else "conversation"
         ):

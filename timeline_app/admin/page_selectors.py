@@ -1,5 +1,5 @@
 """The reads of the support admin's conversation page: its contexts, the paged turns and their
-first blocks, the per-turn token chart, the compactions and render history, and the blocks a past
+first blocks, the per-turn token chart, the compactions, the operations log and render history, and the blocks a past
 render's replay starts from. The list, the lookups and the actions' targets: ``admin.selectors``."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from django.db.models import Count, F, Max, Min, Q, Sum, Window
 from django.db.models.functions import Coalesce, Length, RowNumber, Substr
 
 from timeline_app.domain.blocks import Block as BlockValue
-from timeline_app.models import Block, Compaction, Conversation, RenderRecord, Timeline
+from timeline_app.models import Block, Compaction, Conversation, Operation, RenderRecord, Timeline
 from timeline_app.selectors.blocks import visible_window
 from timeline_app.selectors.contexts import strategy_window
 from timeline_app.selectors.renders import render_history
@@ -120,6 +120,12 @@ def timeline_turn_tokens(*, timeline: WindowedTimeline, limit: int) -> list[dict
         .order_by("-first_seq")[:limit]
     )
     return list(reversed(list(rows)))
+
+
+def timeline_operations(*, timeline: Timeline, limit: int) -> list[Operation]:
+    """The newest ``limit`` entries of the context's operations log, newest first (one query on
+    ``timeline_op_recent_idx``)."""
+    return list(Operation.objects.filter(timeline=timeline).order_by("-id")[:limit])
 
 
 def timeline_render_history(*, timeline: Timeline, limit: int) -> list[RenderRecord]:

@@ -194,6 +194,9 @@ class ConversationPages(admin.ModelAdmin[Conversation]):
             **presenters.timeline_charts(timeline, applied, renders),
             **cost.cost_panel(conversation=conversation, timeline=timeline),
             "compaction_total": page_selectors.timeline_compaction_total(timeline=timeline),
+            "operations": presenters.operation_rows(
+                page_selectors.timeline_operations(timeline=timeline, limit=presenters.OPERATIONS_SHOWN)
+            ),
             "can_compact": roles.can_compact(request.user),
             "can_export": roles.can_export(request.user),
             "is_popup": False,

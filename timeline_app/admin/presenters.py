@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 
 from timeline_app.admin import charts, display, page_selectors
-from timeline_app.models import Compaction, Conversation, RenderRecord, Timeline
+from timeline_app.models import Compaction, Conversation, Operation, RenderRecord, Timeline
 from timeline_app.rendering import replay, window_shape
 from timeline_app.rendering.formats import debug_text
 from timeline_app.rendering.pipeline import Rendered
@@ -112,6 +112,46 @@ def timeline_charts(
         "history_limit": HISTORY_RENDERS,
         "chart_turn_limit": CHART_TURNS,
     }
+
+
+OPERATIONS_SHOWN = 50
+"""Entries of the operations log the conversation page lists (newest first)."""
+
+
+def operation_rows(rows: list[Operation]) -> list[dict[str, Any]]:
+    """The operations log as the conversation page lists it: one line of figures per entry."""
+    return [
+        {
+            "entry": row,
+            "at": display.utc(row.at),
+            "tokens": "—"
+            if row.tokens_before is None and row.tokens_after is None
+            else f"{_count(row.tokens_before)} → {_count(row.tokens_after)}",
+            "seqs": ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in row.seq_ranges) or "—",
+            "paths": row.paths[:3],
+            "more_paths": len(row.paths) - 3 + int(row.details.get("paths_omitted", 0)),
+            "why": "; ".join(
+                [
+                    *([str(row.details["reason"])] if row.details.get("reason") else []),
+                    *(
+                        [f"threshold {row.details['threshold_tokens']:,}"]
+                        if isinstance(row.details.get("threshold_tokens"), int)
+                        else []
+                    ),
+                    *(
+                        f"{key}: {json.dumps(moved[0])} → {json.dumps(moved[1])}"
+                        for key, moved in (row.details.get("settings") or {}).items()
+                    ),
+                    *([f"from {row.details['branched_from']}"] if row.details.get("branched_from") else []),
+                ]
+            ),
+        }
+        for row in rows
+    ]
+
+
+def _count(value: int | None) -> str:
+    return "—" if value is None else f"{value:,}"
 
 
 def context_links(conversation: Conversation, contexts: list[WindowedTimeline]) -> list[dict[str, Any]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextvars import Token
 from typing import Any, ClassVar, cast
 
 from rest_framework import serializers
@@ -14,6 +15,7 @@ from timeline_app.api.schema import ApiSchema
 from timeline_app.errors import InvalidInput
 from timeline_app.models import Conversation, Tenant, Timeline
 from timeline_app.services.conversations import timeline_get_or_create
+from timeline_app.services.operations import actor_reset, actor_set
 
 
 def validated_body(serializer_class: type[serializers.Serializer[Any]], request: Request) -> dict[str, Any]:
@@ -46,6 +48,18 @@ class TenantView(APIView):
 
     schema = ApiSchema()
     max_body_bytes: ClassVar[int | None] = None
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)  # authenticated: the operations log's actor is the key
+        self._actor = actor_set(f"key:{cast(ApiClient, request.user).key.prefix}")
+
+    def dispatch(self, request: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().dispatch(request, *args, **kwargs)
+        finally:  # after a 500 too (DRF re-raises it past finalize_response)
+            token: Token[str] | None = self.__dict__.pop("_actor", None)
+            if token is not None:
+                actor_reset(token)
 
     def tenant(self, request: Request) -> Tenant:
         return cast(ApiClient, request.user).tenant

@@ -55,6 +55,11 @@ class CompactionRecordOut(serializers.Serializer[Any]):
     before_tokens = serializers.IntegerField()
     after_tokens = serializers.IntegerField()
     compacted_tokens = serializers.IntegerField()
+    threshold_tokens = serializers.IntegerField(
+        allow_null=True,
+        help_text="the tokens above which the context compacts (threshold × max_tokens) as this attempt "
+        "planned: with before and after, the numbers that decided it (null on rows from before it)",
+    )
     summary_path = serializers.SerializerMethodField(help_text="the summary block's path (applied only)")
     covered_turn_ids = serializers.ListField(child=serializers.CharField())
     split_turn_id = serializers.SerializerMethodField()

@@ -30,6 +30,7 @@ from timeline_app.api.fields import (
     StrictSerializer,
     blocks_cap_check,
 )
+from timeline_app.api.operations import ImportOperationIn, OperationOut
 from timeline_app.api.render_serializers import CompactionFiguresOut
 from timeline_app.api.renderers import StableJSONRenderer
 from timeline_app.api.schema import operation
@@ -105,6 +106,7 @@ class TimelineImportIn(StrictSerializer):
     sources_pool = ImportSourceIn.many_init(required=False, default=list, max_length=10_000)
     turn_ids = serializers.ListField(child=StrictCharField(allow_blank=True), required=False)
     compactions = ImportCompactionIn.many_init(required=False, default=list, max_length=10_000)
+    operations = ImportOperationIn.many_init(required=False, default=list, max_length=100_000)
 
     def to_internal_value(self, data: Any) -> Any:
         blocks_cap_check(data, limit=settings.TIMELINE_MAX_IMPORT_BLOCKS, per="import")
@@ -156,6 +158,7 @@ class TimelineExportOut(serializers.Serializer[Any]):
     sources_pool = SourceOut(many=True)
     turn_ids = serializers.ListField(child=serializers.CharField())
     compactions = ExportCompactionOut(many=True)
+    operations = OperationOut(many=True, help_text="the context's operations log, oldest first")
 
 
 class ExportQueryIn(serializers.Serializer[Any]):

@@ -1,6 +1,16 @@
 from django.urls import include, path, register_converter
 
-from timeline_app.api import compactions, contexts, conversations, exports, render, replies, timelines, usage
+from timeline_app.api import (
+    compactions,
+    contexts,
+    conversations,
+    exports,
+    operations,
+    render,
+    replies,
+    timelines,
+    usage,
+)
 from timeline_app.domain import identifiers
 
 
@@ -35,6 +45,7 @@ timeline_patterns = [
     path("compactions/", compactions.CompactionListView.as_view()),
     path("compactions/<compaction:compaction>/", compactions.CompactionDetailView.as_view()),
     path("compactions/<compaction:compaction>/revert/", compactions.CompactionRevertView.as_view()),
+    path("operations/", operations.OperationListView.as_view()),
     path("hide/", timelines.HideView.as_view()),
     path("unhide/", timelines.UnhideView.as_view()),
     path("search/", timelines.SearchView.as_view()),

@@ -17,6 +17,8 @@ CONTEXT_LABEL = r"[a-z][a-z0-9_]{0,55}"
 """A label a context name is made from (``label_a``, ``label_b`` …: room left for the suffix)."""
 COMPACTION_ID = r"cmp_[0-9a-f]{16}"
 """A compaction's public id (``models.new_compaction_public_id``)."""
+OPERATION_ID = r"op_[0-9a-f]{16}"
+"""An operations log entry's public id (``models.new_operation_id``)."""
 RENDER_ID = r"rnd_[A-Za-z0-9_\-]{1,28}"
 """A render's public id (``rnd_`` and a URL-safe token)."""
 
@@ -31,3 +33,4 @@ CONTEXT_NAME_PATTERN = re.compile(anchored(CONTEXT_NAME))
 LABEL_PATTERN = re.compile(anchored(CONTEXT_LABEL))
 COMPACTION_ID_PATTERN = re.compile(anchored(COMPACTION_ID))
 RENDER_ID_PATTERN = re.compile(anchored(RENDER_ID))
+OPERATION_ID_PATTERN = re.compile(anchored(OPERATION_ID))

@@ -25,6 +25,7 @@ from timeline_app.models.compactions import (
     CompactionTrigger,
     new_compaction_id,
 )
+from timeline_app.models.operations import Operation, OperationQuerySet, new_operation_id
 from timeline_app.models.owned import OwnedModel, OwnedQuerySet, fill_owners
 from timeline_app.models.renders import RenderRecord, RenderRecordQuerySet, RenderUsage
 from timeline_app.models.sources import Source, SourceQuerySet
@@ -46,6 +47,8 @@ __all__ = [
     "CompactionStatus",
     "CompactionTrigger",
     "Conversation",
+    "Operation",
+    "OperationQuerySet",
     "OwnedModel",
     "OwnedQuerySet",
     "RenderRecord",
@@ -62,4 +65,5 @@ __all__ = [
     "effective_tokens",
     "fill_owners",
     "new_compaction_id",
+    "new_operation_id",
 ]

@@ -93,6 +93,9 @@ class Compaction(OwnedModel):
     before_tokens = models.IntegerField(default=0)
     after_tokens = models.IntegerField(default=0)
     compacted_tokens = models.IntegerField(default=0)
+    # The tokens above which the context compacts (``threshold × max_tokens``) when this attempt
+    # planned: with before and after, the numbers that decided a rejection or a skip (migration 0019).
+    threshold_tokens = models.IntegerField(null=True, blank=True)
     summarizer = models.CharField(max_length=32, blank=True)
     model = models.CharField(max_length=100, blank=True)
     error = models.TextField(blank=True)

@@ -13,10 +13,12 @@ from compaction import strategies
 from timeline_app import selectors
 from timeline_app.domain.identifiers import CONTEXT_NAME_PATTERN, LABEL_PATTERN
 from timeline_app.domain.messages import NewMessage, message_block, next_context_name
+from timeline_app.domain.operations import CONTEXT_BRANCHED, CONTEXT_CLEARED, CONTEXT_CREATED
 from timeline_app.errors import Conflict, InvalidInput
 from timeline_app.models import Conversation, Timeline
 from timeline_app.services.blocks import blocks_append
 from timeline_app.services.conversations import context_room_require, timeline_lock
+from timeline_app.services.operations import operation_record
 
 NAME_ATTEMPTS = 20
 
@@ -66,6 +68,12 @@ def context_create(
         timeline = _context_row_create(conversation=conversation, name=name, label=label, strategy=strategy)
         if copies:
             blocks_append(timeline=timeline, blocks=copies)
+        kind, copied = (
+            (CONTEXT_BRANCHED, {"branched_from": branch_from, "messages": len(copies)})
+            if source
+            else (CONTEXT_CREATED, {})
+        )
+        operation_record(timeline=timeline, kind=kind, details=copied)
     return timeline
 
 
@@ -110,6 +118,9 @@ def context_clear(*, timeline: Timeline) -> None:
     (visible), never half.
     """
     with transaction.atomic(savepoint=False):
-        timeline_lock(timeline=timeline, fields=("id",))
+        was = timeline_lock(timeline=timeline, fields=("id", "view_start_seq", "next_seq"))
         Timeline.objects.filter(pk=timeline.pk).update(view_start_seq=F("next_seq"), version=F("version") + 1)
         timeline.refresh_from_db(fields=["view_start_seq", "next_seq", "version"])
+        operation_record(
+            timeline=timeline, kind=CONTEXT_CLEARED, ranges=[(was.view_start_seq, was.next_seq - 1)]
+        )

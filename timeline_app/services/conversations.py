@@ -10,9 +10,20 @@ from django.conf import settings as django_settings
 from django.db import IntegrityError, connection, models, transaction
 from django.utils import timezone
 
+from timeline_app.domain.operations import CONTEXT_CREATED, SETTINGS_CHANGED, settings_change
 from timeline_app.domain.settings import validate_overrides
 from timeline_app.errors import Conflict, ConversationErased, InvalidInput
-from timeline_app.models import Block, Compaction, Conversation, RenderRecord, Source, Tenant, Timeline
+from timeline_app.models import (
+    Block,
+    Compaction,
+    Conversation,
+    Operation,
+    RenderRecord,
+    Source,
+    Tenant,
+    Timeline,
+)
+from timeline_app.services.operations import operation_record
 
 
 def new_public_id(prefix: str = "conv") -> str:
@@ -27,7 +38,10 @@ def conversation_create(
     title: str = "",
     settings: dict[str, Any] | None = None,
     started_at: datetime | None = None,
+    log_created: bool = True,
 ) -> Conversation:
+    """A conversation with its ``main`` context (``log_created``: its operations log starts with
+    ``context_created``; an import's starts with the exported log instead)."""
     clean_settings = validate_overrides(settings or {})
     now = timezone.now()
     conversation = Conversation(
@@ -45,7 +59,9 @@ def conversation_create(
         raise Conflict(
             f"conversation {conversation.public_id!r} already exists", details={"id": conversation.public_id}
         ) from exc
-    Timeline.objects.create(conversation=conversation, name=Timeline.DEFAULT_NAME)
+    main = Timeline.objects.create(conversation=conversation, name=Timeline.DEFAULT_NAME)
+    if log_created:
+        operation_record(timeline=main, kind=CONTEXT_CREATED, now=now)
     return conversation
 
 
@@ -125,7 +141,13 @@ def conversation_update(
     if settings is not None:
         fields["settings"] = validate_overrides(settings)
     if fields:
-        Conversation.objects.filter(pk=conversation.pk, tenant_id=conversation.tenant_id).update(**fields)
+        with transaction.atomic(savepoint=False):
+            Conversation.objects.filter(pk=conversation.pk, tenant_id=conversation.tenant_id).update(**fields)
+            moved = settings_change(
+                conversation.settings or {}, fields.get("settings", conversation.settings)
+            )
+            for context in Timeline.objects.filter(conversation=conversation).order_by("pk") if moved else ():
+                operation_record(timeline=context, kind=SETTINGS_CHANGED, details={"settings": moved})
         for name, value in fields.items():
             setattr(conversation, name, value)
     return conversation
@@ -150,13 +172,15 @@ def timeline_get_or_create(*, conversation: Conversation, name: str) -> Timeline
         return timeline
     with transaction.atomic(savepoint=False):
         context_room_require(conversation=conversation)
-        timeline, _ = Timeline.objects.get_or_create(conversation=conversation, name=name)
+        timeline, created = Timeline.objects.get_or_create(conversation=conversation, name=name)
+        if created:
+            operation_record(timeline=timeline, kind=CONTEXT_CREATED)
     return timeline
 
 
 # What a conversation owns, in foreign-key order (a render may name a compaction, a compaction
 # names its summary block); every table holds a ``timeline_id``.
-_OWNED: tuple[type[models.Model], ...] = (RenderRecord, Compaction, Source, Block)
+_OWNED: tuple[type[models.Model], ...] = (Operation, RenderRecord, Compaction, Source, Block)
 
 
 def conversation_delete(*, conversation: Conversation) -> int:

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -21,12 +22,14 @@ from timeline_app import selectors
 from timeline_app.domain import blocks as b
 from timeline_app.domain.block_rules import block_problems, default_author
 from timeline_app.domain.message_validation import message_block_problems
+from timeline_app.domain.operations import IMPORTED, SYSTEM
 from timeline_app.domain.thinking import thinking_block_problems
 from timeline_app.domain.times import iso_utc, parse_iso
 from timeline_app.errors import InvalidInput
-from timeline_app.models import Block, Compaction, Conversation, Source, Tenant, Timeline
+from timeline_app.models import Block, Compaction, Conversation, Operation, Source, Tenant, Timeline
 from timeline_app.rendering.ttl import stored_costs
 from timeline_app.services.conversations import conversation_create
+from timeline_app.services.operations import operation_record
 
 VERSION = 1
 KIND = "conv.timeline.v1"
@@ -108,8 +111,29 @@ def _export_parts(timeline: Timeline, window: str) -> tuple[dict[str, Any], Iter
             for c in compactions
             if c.summary_block is not None
         ],
+        "operations": [
+            operation_payload(row) for row in Operation.objects.filter(timeline=timeline).order_by("id")
+        ],
     }
     return head, ordered
+
+
+def operation_payload(row: Operation) -> dict[str, Any]:
+    """An operations log entry as the API answers it and the export carries it."""
+    return {
+        "id": row.public_id,
+        "at": iso_utc(row.at),
+        "kind": row.kind,
+        "actor": row.actor,
+        "tokens_before": row.tokens_before,
+        "tokens_after": row.tokens_after,
+        "seq_ranges": row.seq_ranges,
+        "paths": row.paths,
+        "compaction_id": row.compaction_id,
+        "model": row.model,
+        "cost_usd": None if row.cost_usd is None else str(row.cost_usd),
+        "details": row.details,
+    }
 
 
 @dataclass
@@ -275,6 +299,7 @@ def timeline_import(*, tenant: Tenant, payload: dict[str, Any], public_id: str |
         title=payload.get("conversation_title", ""),
         settings=payload.get("settings") or {},
         started_at=parse_iso(started_at) if started_at else None,
+        log_created=False,
     )
     timeline = Timeline.objects.get(conversation=conversation, name=Timeline.DEFAULT_NAME)
     wanted = {item["summary_seq"] for item in payload.get("compactions", [])}
@@ -326,4 +351,32 @@ def timeline_import(*, tenant: Tenant, payload: dict[str, Any], public_id: str |
         view_start_seq=payload.get("view_start_seq") or 0,
         compaction_strategy=payload.get("compaction_strategy") or {},
     )
+    # The exported log as it was (the newest that fit beside the import's own entry), then the import.
+    exported = payload.get("operations", [])
+    history = exported[max(0, len(exported) - (settings.TIMELINE_OPERATIONS_LOG_MAX - 1)) :]
+    Operation.objects.bulk_create([_operation_row(timeline, item) for item in history])
+    seqs = [item["seq"] for item in blocks]
+    operation_record(
+        timeline=timeline,
+        kind=IMPORTED,
+        ranges=[(min(seqs), max(seqs))] if seqs else (),
+        details={"from_conversation": payload.get("conversation_id") or "", "blocks": len(blocks)},
+    )
     return conversation
+
+
+def _operation_row(timeline: Timeline, item: dict[str, Any]) -> Operation:
+    return Operation(
+        timeline=timeline,
+        at=parse_iso(item["at"]),
+        kind=item["kind"],
+        actor=item.get("actor") or SYSTEM,
+        tokens_before=item.get("tokens_before"),
+        tokens_after=item.get("tokens_after"),
+        seq_ranges=item.get("seq_ranges") or [],
+        paths=item.get("paths") or [],
+        compaction_id=item.get("compaction_id") or "",
+        model=item.get("model") or "",
+        cost_usd=item.get("cost_usd"),
+        details=item.get("details") or {},
+    )

@@ -13,10 +13,12 @@ from django.db import connection, transaction
 
 from timeline_app.domain.costs import hidden_tokens
 from timeline_app.domain.messages import POPPED_REASON
+from timeline_app.domain.operations import HIDDEN, UNHIDDEN
 from timeline_app.errors import NotFound
 from timeline_app.models import Block, Timeline
 from timeline_app.rendering.ttl import Hide, stored_replacement_tokens
 from timeline_app.services.conversations import timeline_lock
+from timeline_app.services.operations import operation_record
 
 MANUAL_REASON = "manual"
 
@@ -88,6 +90,18 @@ def blocks_hide(*, timeline: Timeline, path: str, replacement_text: str) -> list
             if not row.hidden
         ]
         hides_store(timeline=timeline, hides=hides)
+        if hides:  # the operations log: the blocks' tokens before and after, in this transaction
+            shown = sum(row.tokens for row in rows if not row.hidden)
+            after = sum(hide.replacement_tokens for hide in hides)
+            seqs = [hide.seq for hide in hides]
+            operation_record(
+                timeline=timeline,
+                kind=HIDDEN,
+                tokens_before=shown,
+                tokens_after=after,
+                seqs=seqs,
+                paths=[path],
+            )
     return list(Block.objects.filter(timeline=timeline, path=path).order_by("seq"))
 
 
@@ -105,12 +119,26 @@ def blocks_unhide(*, timeline: Timeline, path: str) -> list[Block]:
         rows = list(Block.objects.select_for_update().filter(timeline=timeline, path=path).order_by("seq"))
         if not rows:
             raise NotFound(f"no block at path {path!r}", details={"path": path})
+        shown: list[int] = []
+        before = after = 0
         for row in rows:
             if not row.hidden or row.hidden_reason == POPPED_REASON:
                 continue
+            before += row.replacement_tokens
+            shown.append(row.seq)
             row.hidden, row.replacement_text, row.hidden_reason = False, "", ""
             row.replacement_tokens = stored_replacement_tokens(row.to_value())
             Block.objects.filter(timeline=timeline, seq=row.seq).update(
                 hidden=False, replacement_text="", hidden_reason="", replacement_tokens=row.replacement_tokens
+            )
+            after += row.tokens
+        if shown:  # the operations log, in this transaction
+            operation_record(
+                timeline=timeline,
+                kind=UNHIDDEN,
+                tokens_before=before,
+                tokens_after=after,
+                seqs=shown,
+                paths=[path],
             )
     return rows

@@ -23,11 +23,13 @@ from timeline_app.domain.messages import (
     stored_message,
 )
 from timeline_app.domain.meta import meta_problem
+from timeline_app.domain.operations import MESSAGES_ERASED
 from timeline_app.domain.times import iso_utc
 from timeline_app.errors import Conflict, InvalidInput
 from timeline_app.models import Block, Timeline
 from timeline_app.services.blocks import blocks_store, meta_limits
 from timeline_app.services.conversations import timeline_lock
+from timeline_app.services.operations import operation_record
 
 
 def parse_messages(raw: Any, *, now: datetime | None = None) -> list[NewMessage]:
@@ -118,4 +120,10 @@ def message_pop(*, timeline: Timeline) -> StoredMessage | None:
             hidden=True, replacement_text="", hidden_reason=POPPED_REASON, replacement_tokens=0
         )
         Timeline.objects.filter(pk=locked.pk).update(version=F("version") + 1)
+        operation_record(
+            timeline=timeline,
+            kind=MESSAGES_ERASED,
+            seqs=[popped.seq],
+            details={"message_id": popped.message_id},
+        )
     return popped

@@ -25,12 +25,13 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from compaction.planner import needs_compaction, plan_compaction
+from compaction.planner import needs_compaction, plan_compaction, visible_tokens
 from compaction.summary import Summarizer
 from timeline_app import metrics, selectors
 from timeline_app.domain.block_text import stable_json
 from timeline_app.domain.blocks import Block as BlockValue
 from timeline_app.domain.blocks import window_summary_seq
+from timeline_app.domain.operations import TTL_PRUNED
 from timeline_app.domain.settings import RenderSettings
 from timeline_app.errors import ConversationErased
 from timeline_app.models import Compaction, Timeline
@@ -53,6 +54,7 @@ from timeline_app.services.compaction import (
 )
 from timeline_app.services.hiding import hides_store
 from timeline_app.services.model_lifecycle import warn_if_retired
+from timeline_app.services.operations import operation_record
 from timeline_app.services.render_history import render_record
 from timeline_app.services.usage import RenderForecast, cache_breakpoint_ttls, cache_rules, render_forecast
 
@@ -95,13 +97,23 @@ def settings_key(settings: RenderSettings, options: RenderOptions) -> str:
     return hashlib.sha256(stable_json(shape).encode()).hexdigest()
 
 
-def _persist_ttl(*, timeline: Timeline, decision: TtlDecision, now: datetime) -> None:
+def _persist_ttl(*, timeline: Timeline, window: _Window, now: datetime) -> None:
+    """Store the window step's TTL hides, touch the cache clock and log the prune, in one
+    transaction of its own (the hides stand even if the render fails later)."""
+    decision = window.decision
     with transaction.atomic(durable=True):
         # The context's row first, then its blocks: the order an erase takes them in (after the
         # conversation's row), so the two never deadlock. Erased meanwhile: nothing to update.
         if not Timeline.objects.filter(pk=timeline.pk).update(cache_last_touch_at=now):
             raise ConversationErased("the conversation was erased", details={"conversation": "erased"})
         hides_store(timeline=timeline, hides=decision.hides)
+        before = visible_tokens(window.unpruned)
+        hides = decision.hides
+        operation_record(
+            timeline=timeline, kind=TTL_PRUNED, now=now, tokens_before=before,
+            tokens_after=before - window.pruned_tokens,
+            seqs=[h.seq for h in hides], paths=[h.path for h in hides],
+        )  # fmt: skip
     timeline.cache_last_touch_at = now
     metrics.observe_ttl(status=decision.status, hidden=len(decision.hides))
 
@@ -188,7 +200,7 @@ def timeline_render(
         # Hides are stored before anything reads the blocks again (a compaction); without any, the
         # cache clock is touched as the render records itself (``render_record``: one statement
         # that also locks the context's row), not in a transaction of its own.
-        _persist_ttl(timeline=timeline, decision=window.decision, now=call.now)
+        _persist_ttl(timeline=timeline, window=window, now=call.now)
     else:
         metrics.observe_ttl(status=window.decision.status, hidden=0)
     blocks = window.blocks

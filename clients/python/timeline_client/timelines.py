@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, TypeVar, overload
 
 import httpx
@@ -20,6 +20,8 @@ from timeline_client.types import (
     ConversationAnswer,
     ConversationDetailAnswer,
     ConversationPage,
+    OperationAnswer,
+    OperationsPage,
     ReadAnswer,
     RenderAnswer,
     ReplyAnswer,
@@ -414,6 +416,30 @@ class TimelineClient:
             ),
             None,
         )
+
+    def operations(
+        self,
+        conversation: str,
+        *,
+        context: str = "main",
+        kinds: Sequence[str] = (),
+        since: str | None = None,
+        until: str | None = None,
+    ) -> Iterable[OperationAnswer]:
+        """The context's operations log, newest first (follows the pages): every operation that
+        changed what the model sees, of ``kinds`` (all when empty), at ``since`` or later and before
+        ``until`` (ISO-8601 dates or times, or epoch seconds)."""
+        path = self._path(conversation, context, "operations/")
+        params: dict[str, Any] = {"limit": 200}
+        if kinds:
+            params["kind"] = ",".join(kinds)
+        params.update({name: value for name, value in (("since", since), ("until", until)) if value})
+        while True:
+            page = self.transport.call(OperationsPage, "GET", path, params=params)
+            yield from page["results"]
+            if not page["next"]:
+                return
+            params = {**params, "cursor": httpx.URL(page["next"]).params.get("cursor")}
 
     def revert_compaction(
         self, conversation: str, compaction: str, *, context: str = "main"

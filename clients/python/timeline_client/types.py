@@ -207,6 +207,7 @@ class CompactionAnswer(TypedDict):
     before_tokens: int
     after_tokens: int
     compacted_tokens: int
+    threshold_tokens: int | None
     summary_path: str | None
     covered_turn_ids: list[str]
     split_turn_id: str | None
@@ -227,6 +228,48 @@ class CompactionsPage(TypedDict):
     """``CompactionsPageOut``: a page of a context's compactions, newest first."""
 
     results: list[CompactionAnswer]
+    next: str | None
+
+
+OperationKind = Literal[
+    "compaction_applied",
+    "compaction_rejected",
+    "compaction_skipped",
+    "compaction_failed",
+    "compaction_reverted",
+    "ttl_pruned",
+    "hidden",
+    "unhidden",
+    "imported",
+    "settings_changed",
+    "context_created",
+    "context_cleared",
+    "context_branched",
+    "messages_erased",
+]
+
+
+class OperationAnswer(TypedDict):
+    """``OperationOut``: one entry of a context's operations log (``operations``, the export)."""
+
+    id: str
+    at: str
+    kind: OperationKind
+    actor: str
+    tokens_before: int | None
+    tokens_after: int | None
+    seq_ranges: list[list[int]]
+    paths: list[str]
+    compaction_id: str
+    model: str
+    cost_usd: str | None
+    details: dict[str, Any]
+
+
+class OperationsPage(TypedDict):
+    """``OperationsPageOut``: a page of a context's operations log, newest first."""
+
+    results: list[OperationAnswer]
     next: str | None
 
 
@@ -390,6 +433,7 @@ class TimelineExport(TypedDict):
     sources_pool: list[SourceAnswer]
     turn_ids: list[str]
     compactions: list[ExportCompaction]
+    operations: list[OperationAnswer]
 
 
 # -- named contexts

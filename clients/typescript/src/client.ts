@@ -17,6 +17,9 @@ import type {
   ConversationDetailAnswer,
   ConversationPage,
   ConversationSettings,
+  OperationAnswer,
+  OperationKind,
+  OperationsPage,
   ReadAnswer,
   RenderAnswer,
   Rendered,
@@ -326,6 +329,28 @@ export class TimelineClient {
     let cursor: string | null = null;
     do {
       const page: CompactionsPage = await this.call("GET", path, { query: { cursor, limit: options.limit } });
+      yield* page.results;
+      cursor = page.next ? cursorOf(page.next) : null;
+    } while (cursor);
+  }
+
+  /** The context's operations log, newest first (follows the pages): every operation that changed
+   * what the model sees, of `kinds` (all when empty), at `since` or later and before `until`
+   * (ISO-8601 dates or times, or epoch seconds). */
+  async *operations(
+    conversation: string,
+    options: ContextOption & { kinds?: OperationKind[]; since?: string; until?: string; limit?: number } = {},
+  ): AsyncGenerator<OperationAnswer, void, undefined> {
+    const path = this.path(conversation, options.context, "operations/");
+    const filters = {
+      kind: options.kinds?.length ? options.kinds.join(",") : undefined,
+      since: options.since,
+      until: options.until,
+      limit: options.limit,
+    };
+    let cursor: string | null = null;
+    do {
+      const page: OperationsPage = await this.call("GET", path, { query: { ...filters, cursor } });
       yield* page.results;
       cursor = page.next ? cursorOf(page.next) : null;
     } while (cursor);

@@ -29,6 +29,7 @@ from timeline_app.models import Compaction, Timeline
 from timeline_app.services.compaction.claims import ERASED, TAKEN_OVER
 from timeline_app.services.compaction.summary import SummaryDraft, summary_usage_fields
 from timeline_app.services.conversations import timeline_lock
+from timeline_app.services.operations import compaction_operation_record
 
 SUPERSEDED = "superseded: the timeline was compacted or cleared meanwhile"
 FULL = "rejected: the context is full (no seq left for a summary block)"
@@ -73,6 +74,7 @@ class Snapshot:
     latest_compaction_id: int | None
     window: list[BlockValue]
     plan: CompactionPlan | None
+    threshold_tokens: int | None = None
 
 
 def snapshot(*, timeline_id: int, settings: RenderSettings, system_tokens: int, force: bool) -> Snapshot:
@@ -84,7 +86,13 @@ def snapshot(*, timeline_id: int, settings: RenderSettings, system_tokens: int, 
     latest_id = latest_compaction_id(fresh)
     window = selectors.visible_window(timeline=fresh)
     plan = plan_compaction(window, system_tokens=system_tokens, settings=settings, force=force)
-    return Snapshot(timeline=fresh, latest_compaction_id=latest_id, window=window, plan=plan)
+    return Snapshot(
+        timeline=fresh,
+        latest_compaction_id=latest_id,
+        window=window,
+        plan=plan,
+        threshold_tokens=settings.compaction_limit,
+    )
 
 
 def latest_compaction_id(timeline: Timeline) -> int | None:
@@ -144,6 +152,7 @@ def summary_apply(
             row = Compaction(timeline=locked, trigger=trigger, started_at=started_at)
         for name, value in _record_fields(plan, draft).items():
             setattr(row, name, value)
+        row.threshold_tokens = snap.threshold_tokens
 
         if (
             latest_compaction_id(locked) != snap.latest_compaction_id
@@ -212,4 +221,5 @@ def _store(row: Compaction, *, status: str, started: float, **fields: Any) -> No
             f.attname: getattr(row, f.attname) for f in Compaction._meta.concrete_fields if not f.primary_key
         }
         Compaction.objects.filter(pk=row.pk, timeline_id=row.timeline_id).update(**values)
+    compaction_operation_record(row)  # the operations log, in the apply transaction
     metrics.observe_compaction(trigger=row.trigger, status=status, seconds=row.duration_ms / 1000)

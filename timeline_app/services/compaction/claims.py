@@ -18,6 +18,7 @@ from django.utils import timezone
 from timeline_app import metrics
 from timeline_app.errors import ConversationErased
 from timeline_app.models import Compaction, Timeline
+from timeline_app.services.operations import compaction_operation_record
 
 # A claim older than this belongs to a process that died; it is released so work can go on.
 STALE_CLAIM = timedelta(minutes=10)
@@ -76,25 +77,45 @@ def claim_requested(*, timeline: Timeline, record_id: int, task_id: str) -> Comp
 
 
 def settle_request(
-    record_id: int | None, *, timeline: Timeline, trigger: str, error: str, before_tokens: int
+    record_id: int | None,
+    *,
+    timeline: Timeline,
+    trigger: str,
+    error: str,
+    before_tokens: int,
+    threshold_tokens: int | None = None,
 ) -> int:
     """Finish as ``skipped`` a requested (``queued``) row that this run did not claim, or write a
-    ``skipped`` row for an attempt that had none (``record_id`` None): every attempt is a row."""
+    ``skipped`` row for an attempt that had none (``record_id`` None): every attempt is a row, and
+    an entry of the operations log in the same transaction."""
     now = timezone.now()
-    fields = {"status": Compaction.Status.SKIPPED, "error": error, "before_tokens": before_tokens}
-    if record_id is None:
-        return Compaction.objects.create(
-            timeline=timeline, trigger=trigger, started_at=now, finished_at=now, **fields
-        ).pk
-    Compaction.objects.filter(pk=record_id, status=Compaction.Status.QUEUED).update(finished_at=now, **fields)
+    fields = {
+        "status": Compaction.Status.SKIPPED,
+        "error": error,
+        "before_tokens": before_tokens,
+        "threshold_tokens": threshold_tokens,
+    }
+    with transaction.atomic():
+        if record_id is None:
+            row = Compaction.objects.create(
+                timeline=timeline, trigger=trigger, started_at=now, finished_at=now, **fields
+            )
+            compaction_operation_record(row)
+            return row.pk
+        settled = Compaction.objects.filter(pk=record_id, status=Compaction.Status.QUEUED)
+        if settled.update(finished_at=now, **fields):
+            compaction_operation_record(Compaction.objects.get(pk=record_id, timeline_id=timeline.pk))
     return record_id
 
 
 def release(record: Compaction, *, started: float, **fields: Any) -> bool:
     """Finish a claim that did not apply (conditional: a claim taken over stays as it is)."""
-    updated = Compaction.objects.filter(pk=record.pk, status=Compaction.Status.RUNNING).update(
-        finished_at=timezone.now(), duration_ms=int((time.monotonic() - started) * 1000), **fields
-    )
+    with transaction.atomic():
+        updated = Compaction.objects.filter(pk=record.pk, status=Compaction.Status.RUNNING).update(
+            finished_at=timezone.now(), duration_ms=int((time.monotonic() - started) * 1000), **fields
+        )
+        if updated == 1:  # the operations log, in the same transaction
+            compaction_operation_record(record, status=fields["status"], error=fields.get("error", ""))
     if updated == 1:
         metrics.observe_compaction(
             trigger=record.trigger, status=fields["status"], seconds=time.monotonic() - started

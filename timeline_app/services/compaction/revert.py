@@ -26,6 +26,7 @@ from django.utils import timezone
 from timeline_app.errors import Conflict, NotFound
 from timeline_app.models import Block, Compaction, Timeline
 from timeline_app.services.conversations import timeline_lock
+from timeline_app.services.operations import compaction_operation_record
 
 REVERTED_REASON = "reverted"
 """``hidden_reason`` of a reverted compaction's summary block."""
@@ -63,6 +64,8 @@ def compaction_revert(*, timeline: Timeline, public_id: str, actor: str) -> Comp
                 hidden=True, hidden_reason=REVERTED_REASON
             )
         Timeline.objects.filter(pk=locked.pk).update(version=F("version") + 1)
+        row.reverted_by = actor[:150]
+        compaction_operation_record(row, status=Compaction.Status.REVERTED, now=now)
     row.refresh_from_db()
     return _loaded(row)
 

@@ -165,7 +165,12 @@ def _run(
         reason = nothing_to_do(before_tokens=before, settings=settings)
         if recorded:
             record_id = settle_request(
-                record_id, timeline=snap.timeline, trigger=trigger, error=reason, before_tokens=before
+                record_id,
+                timeline=snap.timeline,
+                trigger=trigger,
+                error=reason,
+                before_tokens=before,
+                threshold_tokens=settings.compaction_limit,
             )
         return CompactionOutcome(
             status=Compaction.Outcome.SKIPPED, compaction_id=record_id, before_tokens=before, error=reason
@@ -186,7 +191,12 @@ def _claim_or_busy(
         record = claim_requested(timeline=snap.timeline, record_id=record_id, task_id=task_id)
         if record is None:
             settle_request(
-                record_id, timeline=snap.timeline, trigger=trigger, error=BUSY, before_tokens=before
+                record_id,
+                timeline=snap.timeline,
+                trigger=trigger,
+                error=BUSY,
+                before_tokens=before,
+                threshold_tokens=attempt.settings.compaction_limit,
             )
             return CompactionOutcome(status=Compaction.Outcome.BUSY, compaction_id=record_id, error=BUSY)
     else:
@@ -198,7 +208,12 @@ def _claim_or_busy(
             busy_id = None
             if recorded:
                 busy_id = settle_request(
-                    None, timeline=snap.timeline, trigger=trigger, error=BUSY, before_tokens=before
+                    None,
+                    timeline=snap.timeline,
+                    trigger=trigger,
+                    error=BUSY,
+                    before_tokens=before,
+                    threshold_tokens=attempt.settings.compaction_limit,
                 )
             return CompactionOutcome(status=Compaction.Outcome.BUSY, compaction_id=busy_id, error=BUSY)
         return _after_the_running_one(attempt, snap)
