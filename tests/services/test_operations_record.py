@@ -20,8 +20,8 @@ from timeline_app.models import Block, Compaction, Operation, Timeline
 from timeline_app.rendering.pipeline import RenderOptions
 from timeline_app.services import hiding
 from timeline_app.services import render as render_services
-from timeline_app.services import summarizers as summarizer_services
 from timeline_app.services.compaction import compaction_run
+from timeline_app.services.compaction import summary as summarizer_services
 from timeline_app.services.contexts import context_create
 from timeline_app.services.conversations import conversation_create
 from timeline_app.services.hiding import blocks_hide
