@@ -382,6 +382,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/conversations/{conv}/contexts/{context}/operations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the context's operations log, newest first
+         * @description Every operation that changed what the model sees: compaction applied / rejected / skipped / failed / reverted, TTL prune, hide, unhide, import, settings change, context created / cleared / branched, messages erased; each with its time, actor, tokens before and after, the seqs and paths affected and, for a compaction, its id, model, cost and the numbers that decided it. Filters: `kind`, `since` (inclusive), `until` (exclusive). `{results, next}`; a `cursor` that names no entry of this context is a 404.
+         */
+        get: operations["v1_conversations_contexts_operations_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/conversations/{conv}/contexts/{context}/render/": {
         parameters: {
             query?: never;
@@ -668,6 +688,26 @@ export interface paths {
          * @description Take the newest message out of a context's view (the Agents SDK's ``pop_item``).
          */
         post: operations["v1_conversations_messages_pop_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{conv}/operations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the context's operations log, newest first
+         * @description Every operation that changed what the model sees: compaction applied / rejected / skipped / failed / reverted, TTL prune, hide, unhide, import, settings change, context created / cleared / branched, messages erased; each with its time, actor, tokens before and after, the seqs and paths affected and, for a compaction, its id, model, cost and the numbers that decided it. Filters: `kind`, `since` (inclusive), `until` (exclusive). `{results, next}`; a `cursor` that names no entry of this context is a 404.
+         */
+        get: operations["v1_conversations_operations_retrieve"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1089,6 +1129,8 @@ export interface components {
             summarizer: string;
             /** @description the summary block's path (applied only) */
             readonly summary_path: string | null;
+            /** @description the tokens above which the context compacts (threshold × max_tokens) as this attempt planned: with before and after, the numbers that decided it (null on rows from before it) */
+            threshold_tokens: number | null;
             trigger: components["schemas"]["CompactionRecordOutTriggerEnum"];
             /** Format: uri */
             readonly url: string;
@@ -1422,6 +1464,28 @@ export interface components {
          * @enum {string}
          */
         ImportCompactionInTriggerEnum: "render" | "forced" | "background" | "manual";
+        /** @description An entry of an exported log (imported as it was, under a new id). */
+        ImportOperationInRequest: {
+            /** @default system */
+            actor: string;
+            /** Format: date-time */
+            at: string;
+            compaction_id?: string;
+            /** Format: decimal */
+            cost_usd?: string | null;
+            details?: {
+                [key: string]: unknown;
+            };
+            id?: string;
+            kind: components["schemas"]["OperationKindEnum"];
+            model?: string;
+            paths?: string[];
+            seq_ranges?: number[][];
+            /** Format: int64 */
+            tokens_after?: number | null;
+            /** Format: int64 */
+            tokens_before?: number | null;
+        };
         ImportSourceInRequest: {
             meta?: {
                 [key: string]: unknown;
@@ -1431,11 +1495,6 @@ export interface components {
             title?: string;
             url: string;
         };
-        /**
-         * @description * `conv.timeline.v1` - conv.timeline.v1
-         * @enum {string}
-         */
-        KindEnum: "conv.timeline.v1";
         MessagesInRequest: {
             /** @description OpenAI chat messages (roles user, assistant, tool, system), each optionally with `message_id` and `timestamp` (ISO-8601) */
             messages: ({
@@ -1564,6 +1623,60 @@ export interface components {
         };
         /** @enum {unknown} */
         NullEnum: null;
+        /**
+         * @description * `compaction_applied` - compaction_applied
+         *     * `compaction_rejected` - compaction_rejected
+         *     * `compaction_skipped` - compaction_skipped
+         *     * `compaction_failed` - compaction_failed
+         *     * `compaction_reverted` - compaction_reverted
+         *     * `ttl_pruned` - ttl_pruned
+         *     * `hidden` - hidden
+         *     * `unhidden` - unhidden
+         *     * `imported` - imported
+         *     * `settings_changed` - settings_changed
+         *     * `context_created` - context_created
+         *     * `context_cleared` - context_cleared
+         *     * `context_branched` - context_branched
+         *     * `messages_erased` - messages_erased
+         * @enum {string}
+         */
+        OperationKindEnum: "compaction_applied" | "compaction_rejected" | "compaction_skipped" | "compaction_failed" | "compaction_reverted" | "ttl_pruned" | "hidden" | "unhidden" | "imported" | "settings_changed" | "context_created" | "context_cleared" | "context_branched" | "messages_erased";
+        /** @description One entry, as ``services.export.operation_payload`` gives it. */
+        OperationOut: {
+            /** @description who: `key:<prefix>` (an API key), `staff:<name>` (the admin) or `system` (the worker, the beat, commands) */
+            actor: string;
+            /** @description when (ISO-8601, UTC) */
+            at: string;
+            /** @description the compaction's id (compaction operations), else empty */
+            compaction_id: string;
+            /** @description the summary call's cost in dollars, a decimal */
+            cost_usd: string | null;
+            /** @description why, with its numbers: `reason` and `threshold_tokens` of a compaction, `settings` {key: [before, after]} of a settings change, `branched_from`, `paths_omitted`… */
+            details: {
+                [key: string]: unknown;
+            };
+            /** @description the entry's id (`op_…`): the `cursor` of the next page */
+            id: string;
+            kind: components["schemas"]["OperationKindEnum"];
+            /** @description the summary's model (compaction operations) */
+            model: string;
+            /** @description the paths (at most 100) */
+            paths: string[];
+            /** @description the seqs it affected as [first, last] ranges (what a compaction covered, a prune hid) */
+            seq_ranges: number[][];
+            /** @description the same, after it */
+            tokens_after: number | null;
+            /** @description compactions, reverts and TTL prunes: the context's visible tokens before it; hides, unhides: the blocks' tokens before */
+            tokens_before: number | null;
+        };
+        OperationsPageOut: {
+            /**
+             * Format: uri
+             * @description the next page, or null on the last one
+             */
+            next: string | null;
+            results: components["schemas"]["OperationOut"][];
+        };
         PaginatedConversationOutList: {
             /**
              * Format: uri
@@ -1827,6 +1940,8 @@ export interface components {
             conversation_started_at: string;
             conversation_title: string;
             kind: string;
+            /** @description the context's operations log, oldest first */
+            operations: components["schemas"]["OperationOut"][];
             settings: {
                 [key: string]: unknown;
             };
@@ -1836,6 +1951,11 @@ export interface components {
             version: number;
             view_start_seq: number;
         };
+        /**
+         * @description * `conv.timeline.v1` - conv.timeline.v1
+         * @enum {string}
+         */
+        TimelineImportInKindEnum: "conv.timeline.v1";
         TimelineImportInRequest: {
             blocks: components["schemas"]["ImportBlockInRequest"][];
             compaction_strategy?: Record<string, never> | {
@@ -1860,7 +1980,8 @@ export interface components {
             conversation_title: string;
             /** @description the new conversation's id */
             id?: string;
-            kind?: components["schemas"]["KindEnum"];
+            kind?: components["schemas"]["TimelineImportInKindEnum"];
+            operations?: components["schemas"]["ImportOperationInRequest"][];
             /** @description Overrides of the render and compaction settings (DESIGN §4). */
             settings?: {
                 /** @description end every render's uncached tail with one line of the context's budget */
@@ -3815,6 +3936,76 @@ export interface operations {
             };
         };
     };
+    v1_conversations_contexts_operations_retrieve: {
+        parameters: {
+            query?: {
+                /** @description `cursor` of the previous page's `next`: the id of the last entry it showed */
+                cursor?: string;
+                /** @description only these kinds: repeat the parameter or give a comma list; one of: compaction_applied, compaction_rejected, compaction_skipped, compaction_failed, compaction_reverted, ttl_pruned, hidden, unhidden, imported, settings_changed, context_created, context_cleared, context_branched, messages_erased */
+                kind?: string[];
+                limit?: number;
+                /** @description operations at or after: an ISO-8601 date (midnight UTC) or time, or epoch seconds */
+                since?: string;
+                /** @description operations before: the same forms as since */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A named context; the paths without `contexts/{context}/` address `main`. */
+                context: string;
+                /** @description The conversation's id. */
+                conv: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationsPageOut"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such conversation or context for this key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A dependency (PostgreSQL, Redis, the broker) is unreachable: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
     v1_conversations_contexts_render_create: {
         parameters: {
             query?: never;
@@ -4963,6 +5154,74 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MessagesOut"];
+                };
+            };
+            /** @description Missing or wrong API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description No such conversation or context for this key */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+            /** @description A dependency (PostgreSQL, Redis, the broker) is unreachable: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
+                };
+            };
+        };
+    };
+    v1_conversations_operations_retrieve: {
+        parameters: {
+            query?: {
+                /** @description `cursor` of the previous page's `next`: the id of the last entry it showed */
+                cursor?: string;
+                /** @description only these kinds: repeat the parameter or give a comma list; one of: compaction_applied, compaction_rejected, compaction_skipped, compaction_failed, compaction_reverted, ttl_pruned, hidden, unhidden, imported, settings_changed, context_created, context_cleared, context_branched, messages_erased */
+                kind?: string[];
+                limit?: number;
+                /** @description operations at or after: an ISO-8601 date (midnight UTC) or time, or epoch seconds */
+                since?: string;
+                /** @description operations before: the same forms as since */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The conversation's id. */
+                conv: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationsPageOut"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorOut"];
                 };
             };
             /** @description Missing or wrong API key */

@@ -126,6 +126,12 @@ test("compact queued and waited, compactions, one compaction; export and import"
   assert.ok(newest);
   assert.equal((await api.revertCompaction(id, newest.id ?? "")).status, "reverted");
   assert.equal((await api.revertCompaction(id, newest.id ?? "")).status, "reverted");
+  const log = await all(api.operations(id));
+  assert.equal(log[0]?.kind, "compaction_reverted"); // newest first
+  assert.equal(log.filter((entry) => entry.kind === "compaction_reverted").length, 1); // the second revert changed nothing
+  const applied = await all(api.operations(id, { kinds: ["compaction_applied"], limit: 1 }));
+  assert.ok(applied.length >= 1 && applied.every((entry) => entry.kind === "compaction_applied"));
+  assert.equal((await refusal(all(api.operations(id, { kinds: ["no_such_kind" as never] })))).status, 400);
 
   const exported = await api.export(id);
   assert.equal(exported.conversation_id, id);
