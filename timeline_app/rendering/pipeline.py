@@ -83,6 +83,10 @@ class Rendered:
     # it ends (``native.ENDINGS``: ``user``, ``continue_text``, ``prefill``, ``assistant``).
     request: dict[str, Any] | None = None
     ending: str | None = None
+    # Native formats with markers: per prefix segment, the request's tokens through its content,
+    # and the whole request's (``usage/request_tokens.py``): what the usage forecast counts.
+    request_through: tuple[int, ...] = ()
+    request_tokens: int | None = None
 
 
 def filter_contributions(
@@ -180,6 +184,18 @@ def _as_rendered(block: Block, format: str) -> Block:
     return replace(block, tokens=count_text_tokens(readable_text(block)))
 
 
+def _through(through: dict[int, int], count: int, start: int) -> tuple[int, ...]:
+    """Per stable block, the request's tokens through its content (a block without content: those
+    through the one before)."""
+    if not through:
+        return ()
+    out: list[int] = []
+    for index in range(count):
+        start = through.get(index, start)
+        out.append(start)
+    return tuple(out)
+
+
 def render_window(
     blocks: Sequence[Block],
     *,
@@ -261,6 +277,8 @@ def render_window(
             prefix=build_prefix(seed, keyed),
             request=native.request,
             ending=native.ending,
+            request_through=_through(native.through, len(stable), system_tokens),
+            request_tokens=native.request_tokens,
         )
     if options.format == "openai":
         # OpenAI caches prefixes by itself: no markers, no cache points.

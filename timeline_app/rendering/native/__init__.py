@@ -11,14 +11,14 @@ an assistant message last). ``NativeRender.ending`` says which happened."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from itertools import accumulate
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from timeline_app.domain.blocks import Block
 from timeline_app.domain.thinking import FORMAT_PROVIDER, NATIVE_FORMATS
 
 from ..cache_plan import NO_MARKERS, MarkerStyle, Plan, choose_slots, earlier_points, request_ends
+from ..usage.request_tokens import anthropic_block_tokens, openai_part_tokens, openai_parts
 from .anthropic import anthropic_request
 from .conversation import stream_conversation
 from .entries import Conversation
@@ -50,6 +50,11 @@ class NativeRender:
     marked_seqs: list[int]
     item_of: dict[int, int]
     ending: str = ENDS_WITH_USER
+    # For each stable block index, the request's tokens through the content where it ends, and
+    # the whole request's (``usage.request_tokens``, the system prompt as ``system_tokens``):
+    # the prefix lengths the usage forecast reads. Empty for the formats without markers.
+    through: dict[int, int] = field(default_factory=dict)
+    request_tokens: int | None = None
 
 
 def _end_with_user(
@@ -108,6 +113,9 @@ def render_native(
             message={"role": "user", "content": [{"type": "text", "text": continue_text}]},
             prefill=prefill,
         )
+        total = rendered.tokens
+        if ending == CONTINUED:
+            total += sum(anthropic_block_tokens(block) for block in messages[-1]["content"])
         return NativeRender(
             request=rendered.request,
             items=messages,
@@ -115,6 +123,8 @@ def render_native(
             marked_seqs=rendered.marked_seqs,
             item_of=rendered.message_of,
             ending=ending,
+            through=rendered.through,
+            request_tokens=total,
         )
     if format == "gemini_contents":  # GEMINI: the planner places no marker, the request has none
         gemini = gemini_request(conversation, system_text=system_text)
@@ -159,7 +169,13 @@ def render_native(
         item_of = {k: v + 1 for k, v in item_of.items()}
     cache_points: list[int] = []
     marked: list[int] = []
+    through: dict[int, int] = {}
+    request_tokens: int | None = None
     if explicit:
+        shift = 1 if head is not None else 0
+        through, request_tokens = _openai_through(
+            request, built, item_of, system_tokens=system_tokens, head=head is not None
+        )
         plan = _openai_plan(
             stable,
             conversation,
@@ -168,12 +184,12 @@ def render_native(
             style=cache_style,
             head_tokens=system_tokens if head is not None else 0,
             min_tokens=cache_min_tokens,
+            through=through,
         )
         marker = cache_style.marker(cache_ttl_seconds)
         if plan.head and head is not None:
             head["content"][-1][cache_style.field] = dict(marker)
             cache_points.append(0)
-        shift = 1 if head is not None else 0
         for slot in plan.slots:
             item, key, part = slot.at
             items[item + shift][key][part][cache_style.field] = dict(marker)
@@ -190,7 +206,34 @@ def render_native(
         marked_seqs=marked,
         item_of=item_of,
         ending=_openai_ending(items),
+        through=through,
+        request_tokens=request_tokens,
     )
+
+
+def _openai_through(
+    request: dict[str, Any], built: OpenAIItems, item_of: dict[int, int], *, system_tokens: int, head: bool
+) -> tuple[dict[int, int], int]:
+    """For each stable block index, the request's tokens through its last markable part (else
+    through its item), and the whole request's: the parts in prompt order
+    (``usage.request_tokens``), the system prompt counted as ``system_tokens``."""
+    shift = 1 if head else 0
+    at_part: dict[tuple[int, str, int], int] = {}
+    item_end: dict[int, int] = {}
+    running = 0
+    for index, where, position, part in openai_parts(request):
+        system = index == -1 or (head and index == 0)
+        running += system_tokens if system and position == 0 else 0 if system else openai_part_tokens(part)
+        at_part[(index, where, position)] = running
+        item_end[index] = running
+    through: dict[int, int] = {}
+    for origin, item in item_of.items():
+        path = built.markable.get(origin)
+        if path is not None:
+            through[origin] = at_part[(path[0] + shift, path[1], path[2])]
+        else:
+            through[origin] = item_end.get(item, 0)
+    return through, running
 
 
 def _openai_plan(
@@ -202,18 +245,18 @@ def _openai_plan(
     style: MarkerStyle,
     head_tokens: int,
     min_tokens: int,
+    through: dict[int, int],
 ) -> Plan:
     """GPT-5.6 breakpoints: the seed's points and the end of every earlier model call (the cache
     matches only at a breakpoint a request repeats), on the input parts that can carry one."""
     roles = [message.role for message in conversation.messages]
     message_of = {index: at[0] for index, at in conversation.positions.items()}
     wanted = sorted({*points, *request_ends(message_of, roles), *earlier_points(stable)})
-    through = list(accumulate((block.effective_tokens for block in stable), initial=head_tokens))
     return choose_slots(
         wanted,
         built.markable,
         len(stable),
-        tokens=lambda index: through[index + 1],
+        tokens=lambda index: through[index],
         seq=lambda index: stable[index].seq,
         style=style,
         head_tokens=head_tokens,
