@@ -35,8 +35,8 @@ _lock = threading.Lock()
 def text_tokens(text: str) -> int:
     """``count_text_tokens(text)``, remembered."""
     global _memo_chars
-    if len(text) < 16:
-        return count_text_tokens(text)
+    if not text:
+        return 0
     with _lock:
         known = _memo.get(text)
         if known is not None:
