@@ -58,6 +58,9 @@ class RenderOptions:
     cache_breakpoint_ttls: tuple[str, ...] = ()
     # The budget line at the tail's end (None: the conversation's ``budget_note`` setting).
     budget_note: bool | None = None
+    # OpenAI explicit breakpoints: the last stable index of the prefix the request reads from
+    # the cache, as the usage forecast says (``cache_plan.choose_slots``); None: not known.
+    cache_read_through: int | None = None
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -263,6 +266,7 @@ def render_window(
             continue_text=settings.continue_text,
             prefill=options.prefill,
             cache_style=marker_style(options.format, options.cache_breakpoint_ttls),
+            read_through=options.cache_read_through,
         )
         if native.ending == CONTINUED:
             extra = count_text_tokens(settings.continue_text)

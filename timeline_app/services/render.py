@@ -34,7 +34,7 @@ from timeline_app.rendering.pipeline import Rendered, RenderOptions, render_wind
 from timeline_app.rendering.prefix import CacheReport, explain_cache
 from timeline_app.rendering.recorded_inputs import render_inputs
 from timeline_app.rendering.ttl import TtlDecision, apply_hides, plan_ttl_pruning
-from timeline_app.rendering.usage.requests import format_provider
+from timeline_app.rendering.usage.requests import format_provider, spread_read_through
 from timeline_app.selectors.contexts import strategy_window
 from timeline_app.selectors.settings import timeline_settings_resolved
 from timeline_app.services.background import compaction_nudge
@@ -219,12 +219,14 @@ def timeline_render(
             summarizer=summarizer,
             now=now,
         )
+    sources = _sources(timeline) if options.include_sources else []
+    active_plan = selectors.active_plan(timeline=timeline) if options.include_announce else None
     rendered = render_window(
         window,
         settings=settings,
         options=options,
-        sources=_sources(timeline) if options.include_sources else [],
-        active_plan=selectors.active_plan(timeline=timeline) if options.include_announce else None,
+        sources=sources,
+        active_plan=active_plan,
         system_tokens=system_tokens,
         prefix_seed=system_digest,
     )
@@ -256,6 +258,33 @@ def timeline_render(
             now=now,
             state=cache_state,
         )
+        read_through = spread_read_through(
+            request=rendered.request,
+            seqs=rendered.prefix.seqs,
+            marked_seqs=rendered.marked_seqs,
+            read_block=forecast.forecast.read_block,
+            head_tokens=system_tokens + tools_tokens,
+        )
+        if read_through is not None:  # GPT-5.6: a rewritten stretch's writes spread over it
+            options = replace(options, cache_read_through=read_through)
+            rendered = render_window(
+                window,
+                settings=settings,
+                options=options,
+                sources=sources,
+                active_plan=active_plan,
+                system_tokens=system_tokens,
+                prefix_seed=system_digest,
+            )
+            forecast = render_forecast(
+                timeline=timeline,
+                rendered=rendered,
+                format_name=options.format,
+                model=model,
+                head_tokens=system_tokens + tools_tokens,
+                now=now,
+                state=cache_state,
+            )
         render_id = render_record(
             timeline=timeline,
             now=now,

@@ -89,6 +89,7 @@ def render_native(
     continue_text: str = "Continue.",
     prefill: bool = False,
     cache_style: MarkerStyle = NO_MARKERS,
+    read_through: int | None = None,
 ) -> NativeRender:
     """``cache_style``: the format's markers (``cache_plan.marker_style``): for the OpenAI formats
     ``openai_explicit`` for GPT-5.6 and later, none otherwise; ``anthropic_messages`` always
@@ -185,6 +186,7 @@ def render_native(
             head_tokens=system_tokens if head is not None else 0,
             min_tokens=cache_min_tokens,
             through=through,
+            read_through=read_through,
         )
         marker = cache_style.marker(cache_ttl_seconds)
         if plan.head and head is not None:
@@ -246,6 +248,7 @@ def _openai_plan(
     head_tokens: int,
     min_tokens: int,
     through: dict[int, int],
+    read_through: int | None = None,
 ) -> Plan:
     """GPT-5.6 breakpoints: the seed's points and the end of every earlier model call (the cache
     matches only at a breakpoint a request repeats), on the input parts that can carry one."""
@@ -261,4 +264,5 @@ def _openai_plan(
         style=style,
         head_tokens=head_tokens,
         min_tokens=min_tokens,
+        read_through=read_through,
     )

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..cache_plan import OPENAI_MAX_WRITES
 from ..prefix import Prefix
 from .forecast import FIVE_MINUTES, ONE_HOUR, THIRTY_MINUTES, TWELVE_HOURS, CacheBlock, CacheRequest, Provider
 
@@ -184,3 +185,24 @@ def native_openai_request(
         input_tokens=input_tokens,
         explicit=True,
     )
+
+
+def spread_read_through(
+    *,
+    request: dict[str, Any] | None,
+    seqs: Sequence[int],
+    marked_seqs: Sequence[int],
+    read_block: int | None,
+    head_tokens: int,
+) -> int | None:
+    """For a request with OpenAI explicit breakpoints whose forecast reads up to ``read_block``
+    (the forecast's index: the head first when ``head_tokens``, then one per stable block): the
+    last stable index read (-1: the head at most) when more than ``OPENAI_MAX_WRITES`` of its
+    breakpoints lie past it (``cache_plan.spread`` then spreads the writes); else None."""
+    if request is None or "prompt_cache_options" not in request:
+        return None
+    offset = 1 if head_tokens > 0 else 0
+    through = -1 if read_block is None else read_block - offset
+    marked = set(marked_seqs)
+    past = {seq for index, seq in enumerate(seqs) if index > through and seq in marked}
+    return through if len(past) > OPENAI_MAX_WRITES else None
