@@ -4,7 +4,7 @@ the seed format (``anthropic``: the whole history as one user message with cache
 breakpoint, on one seeded simulated agent run, each request priced by the provider cache
 simulators (``provider_sim.py``) and set against the ideal (every token that could have been read
 from the cache was read). Each render's usage forecast is compared with the simulator's usage
-(the same hit or miss, read tokens within 1 % or the same block): the share that agrees.
+(the same hit or miss, the same tokens read, written and sent within 1 %): the share that agrees.
 
 The run (``script``): turns of 1–4 rounds, each round a fan-out of 1–6 parallel tool calls with
 results of 50–2,500 tokens, a model call before every round and before the final answer, seconds
@@ -113,8 +113,8 @@ def script(seed: int, *, turns: int) -> list[Step]:
 @dataclass
 class Played:
     requests: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
-    # Per render: the forecast's read tokens and input tokens.
-    forecasts: list[tuple[int, int]] = field(default_factory=list)
+    # Per render: the forecast's read, written and input tokens.
+    forecasts: list[tuple[int, int, int]] = field(default_factory=list)
     compactions: int = 0
     prunes: int = 0
     hides: int = 0
@@ -181,7 +181,13 @@ def play(
             played.requests.append((step.t, request))
             forecast = outcome.forecast.forecast if outcome.forecast is not None else None
             played.forecasts.append(
-                (forecast.cache_read_input_tokens, forecast.input_tokens) if forecast is not None else (0, 0)
+                (
+                    forecast.cache_read_input_tokens,
+                    forecast.cache_creation_input_tokens,
+                    forecast.input_tokens,
+                )
+                if forecast is not None
+                else (0, 0, 0)
             )
     return played
 
@@ -212,23 +218,25 @@ class FormatCost:
         return self.agreed / self.requests if self.requests else 1.0
 
 
-def agrees(forecast: tuple[int, int], simulated: tuple[int, int]) -> bool:
-    """The same hit or miss, and the same share of the prompt read (within one point): the
-    forecast counts the stored blocks' tokens, the simulator the native request's (tool calls
-    as name and JSON arguments), which differ by a few percent at every read."""
-    (promised, promised_input), (given, given_input) = forecast, simulated
-    if (promised > 0) != (given > 0):
+def agrees(forecast: tuple[int, int, int], simulated: tuple[int, int, int]) -> bool:
+    """The same hit or miss, and the same tokens read, written and sent (within 1 % of the
+    simulator's each): both count the request's blocks with ``rendering/usage/request_tokens.py``
+    (the seed format's stored blocks are its request's text blocks), so they differ only where
+    they read or write at different places."""
+    if (forecast[0] > 0) != (simulated[0] > 0):
         return False
-    shares = promised / max(promised_input, 1), given / max(given_input, 1)
-    return abs(shares[0] - shares[1]) <= 0.01
+    return all(
+        abs(promised - given) <= given / 100 for promised, given in zip(forecast, simulated, strict=True)
+    )
 
 
-def _read(usage: dict[str, Any]) -> tuple[int, int]:
-    """Read tokens and every input token of a simulated usage object."""
+def _read(usage: dict[str, Any]) -> tuple[int, int, int]:
+    """Read, written and every input token of a simulated usage object."""
     if "input_tokens_details" in usage:
-        return int(usage["input_tokens_details"]["cached_tokens"]), int(usage["input_tokens"])
-    read = int(usage["cache_read_input_tokens"])
-    return read, read + int(usage["input_tokens"]) + int(usage["cache_creation_input_tokens"])
+        details = usage["input_tokens_details"]
+        return int(details["cached_tokens"]), int(details["cache_write_tokens"]), int(usage["input_tokens"])
+    read, written = int(usage["cache_read_input_tokens"]), int(usage["cache_creation_input_tokens"])
+    return read, written, read + written + int(usage["input_tokens"])
 
 
 def measure(
@@ -290,7 +298,7 @@ def _cost(
         prompt_tokens=prompt,
         billed=billed,
         ideal=sum(ideal),
-        read=sum(read for read, _ in reads),
+        read=sum(read for read, _, _ in reads),
         written=written,
         compactions=played.compactions,
         prunes=played.prunes,

@@ -2,7 +2,8 @@
 requests is billed.
 
 An independent referee for the cache cost of a render (``bench cache-cost``, and later the
-service's own usage forecast): it reads nothing of the service but the token counter, and applies
+service's own usage forecast): it reads nothing of the service but the token counter (``request_tokens``: what a prompt's
+blocks are and how many tokens each holds), and applies
 the provider's documented rules to the exact request bodies.
 
 Interface::
@@ -38,8 +39,10 @@ The rules (Anthropic's prompt caching documentation; numbers are parameters):
 * An entry lives ``ttl`` seconds from its last write or hit.
 
 Token counts: each block's text (``text``; a ``tool_use``'s name and JSON input; a
-``tool_result``'s content), with the project's counter (``domain.tokens``); images and documents
-by ``count_binary_tokens``. No per-message overhead is counted (the same for every format).
+``tool_result``'s content), with the project's counter; images and documents by
+``count_binary_tokens``. No per-message overhead is counted (the same for every format). The
+blocks and their tokens are ``rendering/usage/request_tokens.py``'s: the one definition of a
+prefix's length that the service's forecast counts too (the rules above are this module's own).
 
 ``ideal`` prices what perfect breakpoints would cost: any block boundary can be cached, no minimum
 length, unlimited lookback, entries living the given TTL from their last use. Each request reads
@@ -70,7 +73,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from timeline_app.domain.tokens import count_binary_tokens, count_text_tokens
+from timeline_app.rendering.usage.request_tokens import (
+    anthropic_block_tokens,
+    anthropic_blocks,
+    openai_part_tokens,
+    openai_parts,
+)
 
 LOOKBACK_BLOCKS = 20
 MIN_TOKENS = 1024
@@ -101,38 +109,6 @@ class FlatBlock:
     breakpoint_ttl: int
 
 
-def _block_tokens(block: Any) -> int:
-    if isinstance(block, str):
-        return count_text_tokens(block)
-    if not isinstance(block, Mapping):
-        return count_text_tokens(json.dumps(block, sort_keys=True, default=str))
-    kind = block.get("type")
-    if kind == "text":
-        return count_text_tokens(str(block.get("text", "")))
-    if kind in ("image", "document"):
-        source = block.get("source") or {}
-        if source.get("type") == "base64":
-            return count_binary_tokens(
-                mime=str(source.get("media_type", "")), data_b64=str(source.get("data", ""))
-            )
-        return count_binary_tokens(mime="image/png" if kind == "image" else "application/pdf", data_b64="x")
-    if kind == "tool_use":
-        return count_text_tokens(str(block.get("name", ""))) + count_text_tokens(
-            json.dumps(block.get("input", {}), sort_keys=True, ensure_ascii=False)
-        )
-    if kind == "tool_result":
-        content = block.get("content", "")
-        if isinstance(content, str):
-            return count_text_tokens(content)
-        return sum(_block_tokens(part) for part in content)
-    if kind == "thinking":
-        return count_text_tokens(str(block.get("thinking", "")))
-    if kind == "redacted_thinking":
-        return count_text_tokens(str(block.get("data", "")))
-    # A tool definition, or a block type not listed: its JSON.
-    return count_text_tokens(json.dumps(block, sort_keys=True, ensure_ascii=False))
-
-
 def _ttl_of(block: Any) -> int:
     control = block.get("cache_control") if isinstance(block, Mapping) else None
     if not isinstance(control, Mapping):
@@ -147,27 +123,20 @@ def _without_control(block: Any) -> Any:
 
 
 def flatten(request: Mapping[str, Any]) -> list[FlatBlock]:
-    """The prompt as content blocks in cache order: tools, system, messages."""
-    located: list[tuple[str, Any]] = [("tools", tool) for tool in request.get("tools") or []]
-    system = request.get("system") or []
-    if isinstance(system, str):
-        system = [{"type": "text", "text": system}] if system else []
-    located += [("system", block) for block in system]
-    for index, message in enumerate(request.get("messages") or []):
-        content = message.get("content", "")
-        if isinstance(content, str):
-            content = [{"type": "text", "text": content}]
-        for position, block in enumerate(content):
-            # A new message (and its role) is part of its first block's identity.
-            where = f"{index}:{message.get('role')}" if position == 0 else "+"
-            located.append((where, block))
+    """The prompt as content blocks in cache order: tools, system, messages (the order and the
+    tokens of ``request_tokens``, the service's own definition of a prefix's length)."""
     out: list[FlatBlock] = []
     running = hashlib.sha256()
-    for where, block in located:
+    roles = [message.get("role") for message in request.get("messages") or []]
+    for index, position, block in anthropic_blocks(request):
+        # A new message (and its role) is part of its first block's identity.
+        where = {-2: "tools", -1: "system"}.get(index) or (
+            f"{index}:{roles[index]}" if position == 0 else "+"
+        )
         running.update(where.encode())
         running.update(json.dumps(_without_control(block), sort_keys=True, ensure_ascii=False).encode())
         running.update(b"\x00")
-        out.append(FlatBlock(running.copy().hexdigest(), _block_tokens(block), _ttl_of(block)))
+        out.append(FlatBlock(running.copy().hexdigest(), anthropic_block_tokens(block), _ttl_of(block)))
     return out
 
 
@@ -321,30 +290,6 @@ class OpenAIBlock:
     is_input: bool
 
 
-def _openai_tokens(part: Any) -> int:
-    if isinstance(part, str):
-        return count_text_tokens(part)
-    if not isinstance(part, Mapping):
-        return 0
-    kind = part.get("type")
-    if kind in ("input_text", "text", "output_text"):
-        return count_text_tokens(str(part.get("text", "")))
-    url = part.get("image_url")
-    if isinstance(url, Mapping):
-        url = url.get("url")
-    data = part.get("file_data") or (part.get("file") or {}).get("file_data") or url
-    if isinstance(data, str) and data.startswith("data:") and ";base64," in data:
-        head, payload = data[5:].split(";base64,", 1)
-        return count_binary_tokens(mime=head, data_b64=payload)
-    if kind in ("input_image", "image_url", "input_file", "file"):
-        return count_binary_tokens(mime="image/png", data_b64="x")
-    if kind == "function_call":
-        return count_text_tokens(str(part.get("name", ""))) + count_text_tokens(
-            str(part.get("arguments", ""))
-        )
-    return count_text_tokens(json.dumps(part, sort_keys=True, ensure_ascii=False))
-
-
 def _mark(part: Any) -> str:
     marker = part.get(BREAKPOINT) if isinstance(part, Mapping) else None
     if not isinstance(marker, Mapping):
@@ -353,36 +298,31 @@ def _mark(part: Any) -> str:
 
 
 def flatten_openai(request: Mapping[str, Any]) -> list[OpenAIBlock]:
-    """The prompt as blocks in order: instructions, then every item's parts."""
-    located: list[tuple[str, Any, bool]] = []
-    instructions = request.get("instructions")
-    if isinstance(instructions, str) and instructions:
-        located.append(("instructions", instructions, True))
+    """The prompt as blocks in order: instructions, then every item's parts (the order and the
+    tokens of ``request_tokens``)."""
     items = request.get("input", request.get("messages")) or []
-    for index, item in enumerate(items):
-        if not isinstance(item, Mapping):
-            continue
-        role, kind = item.get("role"), item.get("type")
-        if kind == "function_call_output":
-            parts, is_input = item.get("output"), True
-        elif kind in ("function_call", "reasoning"):
-            parts, is_input = [item], False
-        else:
-            parts, is_input = item.get("content"), role in ("user", "system", "developer", "tool")
-        parts = [parts] if isinstance(parts, str) or parts is None else list(parts)
-        calls = item.get("tool_calls") or []
-        head = {k: v for k, v in item.items() if k not in ("content", "output", "tool_calls")}
-        for position, part in enumerate([*parts, *calls]):
-            where = f"{index}:{json.dumps(head, sort_keys=True)}" if position == 0 else "+"
-            located.append((where, part, is_input and position < len(parts)))
     out: list[OpenAIBlock] = []
     running = hashlib.sha256()
-    for where, part, is_input in located:
+    for index, where, position, part in openai_parts(request):
+        if index < 0:
+            identity, is_input = "instructions", True
+        else:
+            item = items[index]
+            role, kind = item.get("role"), item.get("type")
+            if kind == "function_call_output":
+                is_input = True
+            elif kind in ("function_call", "reasoning"):
+                is_input = False
+            else:
+                is_input = role in ("user", "system", "developer", "tool") and where != "tool_calls"
+            head = {k: v for k, v in item.items() if k not in ("content", "output", "tool_calls")}
+            first = position == 0 and where != "tool_calls"
+            identity = f"{index}:{json.dumps(head, sort_keys=True)}" if first else "+"
         clean = {k: v for k, v in part.items() if k != BREAKPOINT} if isinstance(part, Mapping) else part
-        running.update(where.encode())
+        running.update(identity.encode())
         running.update(json.dumps(clean, sort_keys=True, ensure_ascii=False).encode())
         running.update(b"\x00")
-        out.append(OpenAIBlock(running.copy().hexdigest(), _openai_tokens(clean), _mark(part), is_input))
+        out.append(OpenAIBlock(running.copy().hexdigest(), openai_part_tokens(clean), _mark(part), is_input))
     return out
 
 

@@ -130,3 +130,52 @@ def test_every_native_format_has_its_marker_style():
         assert marker_style(fmt) is NO_MARKERS  # a model before GPT-5.6
         assert marker_style(fmt, ("30m", "12h")) == OPENAI
     assert marker_style("anthropic") is NO_MARKERS  # the seed formats place theirs themselves
+
+
+def test_past_the_read_point_a_request_keeps_four_breakpoints_spread_over_the_stretch():
+    """OpenAI writes a request's latest four breakpoints, only past the prefix it reads: after a
+    hide the forecast reads up to block 3, and of the sixteen boundaries past it the request keeps
+    those nearest a quarter, a half and three quarters of the stretch's tokens, and its last (the
+    others would never be written: later requests read past them). bench cache-cost seed 1:
+    1.037 -> 1.020 of the ideal."""
+    points = list(range(20))
+    places: dict[int, tuple[Any, ...]] = {i: (i, 0) for i in points}
+    chosen = choose_slots(
+        points,
+        places,
+        20,
+        tokens=lambda i: 2000 * (i + 1),
+        seq=lambda i: 100 + i,
+        style=OPENAI,
+        head_tokens=1500,
+        min_tokens=1024,
+        read_through=3,
+    )
+    # Stretch 8,000 .. 40,000 tokens: targets 16,000, 24,000, 32,000 (blocks 7, 11, 15), and 19.
+    assert [s.seq for s in chosen.slots] == [100, 101, 102, 103, 107, 111, 115, 119]
+    assert chosen.head
+    # Four or fewer past the read point, none left out; Anthropic's markers never spread.
+    few = choose_slots(
+        points,
+        places,
+        20,
+        tokens=lambda i: 2000 * (i + 1),
+        seq=lambda i: 100 + i,
+        style=OPENAI,
+        head_tokens=1500,
+        min_tokens=1024,
+        read_through=15,
+    )
+    assert len(few.slots) == 20
+    anthropic = choose_slots(
+        points,
+        places,
+        20,
+        tokens=lambda i: 2000 * (i + 1),
+        seq=lambda i: 100 + i,
+        style=ANTHROPIC,
+        head_tokens=1500,
+        min_tokens=1024,
+        read_through=3,
+    )
+    assert [s.seq for s in anthropic.slots] == [117, 118, 119]

@@ -184,6 +184,22 @@ def boundaries(
     return sorted({*points, *earlier_requests, *earlier_points(stable)})
 
 
+def spread(slots: list[Slot], indices: Sequence[int], read_through: int) -> list[Slot]:
+    """``slots`` (at stable ``indices``) with at most ``OPENAI_MAX_WRITES`` past ``read_through``:
+    the last, and the ones nearest to a quarter, a half and three quarters of the stretch's
+    tokens."""
+    after = [k for k, index in enumerate(indices) if index > read_through]
+    if len(after) <= OPENAI_MAX_WRITES:
+        return slots
+    start = slots[after[0] - 1].tokens if after[0] > 0 else 0
+    end = slots[after[-1]].tokens
+    keep = {after[-1]}
+    for quarter in (1, 2, 3):
+        target = start + (end - start) * quarter / 4
+        keep.add(min(after[:-1], key=lambda k: abs(slots[k].tokens - target)))
+    return [slot for k, slot in enumerate(slots) if k not in after or k in keep]
+
+
 def choose_slots(
     points: Sequence[int],
     markable: Mapping[int, tuple[Any, ...]],
@@ -194,13 +210,22 @@ def choose_slots(
     style: MarkerStyle,
     head_tokens: int,
     min_tokens: int,
+    read_through: int | None = None,
 ) -> Plan:
     """The markers for boundaries ``points`` (stable indices, ascending) over ``count`` stable
     blocks: ``markable`` maps a block's index to the place (sortable) of its last part that can
     carry a marker; ``tokens(i)`` is the prompt's tokens through block ``i``, ``seq(i)`` its seq.
     Each point goes on the nearest markable part at or before it, once; none below
     ``min_tokens``; the head's marker first, then the latest slots up to ``style.max_markers``.
-    (Only the chosen parts become :class:`Slot` values: the loop is the render's hot path.)"""
+    (Only the chosen parts become :class:`Slot` values: the loop is the render's hot path.)
+
+    ``read_through`` (OpenAI explicit breakpoints): the last stable index of the prefix this
+    request reads from the cache (-1: the head at most), as the usage forecast says. The provider
+    writes a request's latest ``OPENAI_MAX_WRITES`` breakpoints, and only past the read point;
+    when more slots than that lie past it (a hide or a compaction rewrote a long stretch), the
+    ones between would stay unwritten for good (later requests read past them), so this request
+    keeps only :func:`spread` of them: three spread evenly by tokens over the stretch, and its
+    last. The next request carries all of them again; only the written ones can hit."""
     if not style.field:
         return Plan(head=False)
     head = head_tokens > 0 and head_tokens >= max(min_tokens, 1)
@@ -218,5 +243,7 @@ def choose_slots(
             last_at = best_at
     kept = [Slot(at=markable[i], tokens=tokens(i), seq=seq(i)) for i in chosen]
     kept = [slot for slot in kept if slot.tokens >= min_tokens]
+    if read_through is not None and style.repeat_requests:
+        kept = spread(kept, [i for i in chosen if tokens(i) >= min_tokens], read_through)
     budget = max(0, style.max_markers - head)
     return Plan(head=head, slots=kept[max(0, len(kept) - budget) :] if budget else [])

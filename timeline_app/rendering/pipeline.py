@@ -59,6 +59,9 @@ class RenderOptions:
     cache_breakpoint_ttls: tuple[str, ...] = ()
     # The budget line at the tail's end (None: the conversation's ``budget_note`` setting).
     budget_note: bool | None = None
+    # OpenAI explicit breakpoints: the last stable index of the prefix the request reads from
+    # the cache, as the usage forecast says (``cache_plan.choose_slots``); None: not known.
+    cache_read_through: int | None = None
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -84,6 +87,10 @@ class Rendered:
     # it ends (``native.ENDINGS``: ``user``, ``continue_text``, ``prefill``, ``assistant``).
     request: dict[str, Any] | None = None
     ending: str | None = None
+    # Native formats with markers: per prefix segment, the request's tokens through its content,
+    # and the whole request's (``usage/request_tokens.py``): what the usage forecast counts.
+    request_through: tuple[int, ...] = ()
+    request_tokens: int | None = None
 
 
 def filter_contributions(
@@ -133,6 +140,18 @@ def _as_rendered(block: Block, format: str) -> Block:
     if block.type != THINKING or is_own_thinking(block, format):
         return block
     return replace(block, tokens=count_text_tokens(readable_text(block)))
+
+
+def _through(through: dict[int, int], count: int, start: int) -> tuple[int, ...]:
+    """Per stable block, the request's tokens through its content (a block without content: those
+    through the one before)."""
+    if not through:
+        return ()
+    out: list[int] = []
+    for index in range(count):
+        start = through.get(index, start)
+        out.append(start)
+    return tuple(out)
 
 
 def render_window(
@@ -239,6 +258,7 @@ def _render_native(
         continue_text=settings.continue_text,
         prefill=options.prefill,
         cache_style=marker_style(options.format, options.cache_breakpoint_ttls),
+        read_through=options.cache_read_through,
     )
     if native.ending == CONTINUED:
         extra = count_text_tokens(settings.continue_text)
@@ -253,6 +273,8 @@ def _render_native(
         prefix=build_prefix(seed, keyed),
         request=native.request,
         ending=native.ending,
+        request_through=_through(native.through, len(stable), system_tokens),
+        request_tokens=native.request_tokens,
     )
 
 

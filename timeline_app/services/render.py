@@ -42,7 +42,7 @@ from timeline_app.rendering.recorded_inputs import render_inputs
 from timeline_app.rendering.request_head import RequestHead
 from timeline_app.rendering.ttl import TtlDecision, apply_hides, plan_ttl_pruning
 from timeline_app.rendering.usage.forecast import CacheState
-from timeline_app.rendering.usage.requests import format_provider
+from timeline_app.rendering.usage.requests import format_provider, spread_read_through
 from timeline_app.selectors.contexts import strategy_window
 from timeline_app.selectors.settings import ResolvedSettings, timeline_settings_resolved
 from timeline_app.services.compaction import (
@@ -374,6 +374,18 @@ def _memory(call: _Call) -> tuple[PreviousRender | None, CacheState]:
     )
 
 
+def _forecast(call: _Call, rendered: Rendered, cache_state: CacheState) -> RenderForecast:
+    return render_forecast(
+        timeline=call.timeline,
+        rendered=rendered,
+        format_name=call.options.format,
+        model=call.head.model,
+        head_tokens=call.head.tokens,
+        now=call.now,
+        state=cache_state,
+    )
+
+
 def _recorded(
     call: _Call,
     *,
@@ -398,15 +410,19 @@ def _recorded(
         current_hidden=frozenset(block.seq for block in blocks if block.hidden),
         current_seqs=frozenset(block.seq for block in blocks),
     )
-    forecast = render_forecast(
-        timeline=call.timeline,
-        rendered=rendered,
-        format_name=options.format,
-        model=head.model,
+    forecast = _forecast(call, rendered, cache_state)
+    read_through = spread_read_through(
+        request=rendered.request,
+        seqs=rendered.prefix.seqs,
+        marked_seqs=rendered.marked_seqs,
+        read_block=forecast.forecast.read_block,
         head_tokens=head.tokens,
-        now=now,
-        state=cache_state,
     )
+    if read_through is not None:  # GPT-5.6: a rewritten stretch's writes spread over it
+        call = replace(call, options=replace(options, cache_read_through=read_through))
+        options = call.options
+        rendered = _rendered(call, blocks)
+        forecast = _forecast(call, rendered, cache_state)
     record = render_record(
         timeline=call.timeline,
         now=now,

@@ -99,6 +99,9 @@ def render_forecast(
     elif rendered.request is not None and "prompt_cache_options" in rendered.request:
         native = native_openai_request  # GPT-5.6 explicit breakpoints
     if native is not None and rendered.request is not None:
+        system_tokens = rendered.tokens["system"]
+        if rendered.request_tokens is not None:  # the request's own count (request_tokens.py)
+            input_tokens = head_tokens - system_tokens + rendered.request_tokens
         request = native(
             model=model,
             prefix=rendered.prefix,
@@ -106,6 +109,8 @@ def render_forecast(
             marked_seqs=rendered.marked_seqs,
             head_tokens=head_tokens,
             input_tokens=input_tokens,
+            through=rendered.request_through,
+            system_tokens=system_tokens,
         )
     else:
         request = rendered_request(

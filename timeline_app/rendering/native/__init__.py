@@ -11,14 +11,14 @@ an assistant message last). ``NativeRender.ending`` says which happened."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from itertools import accumulate
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from timeline_app.domain.blocks import Block
 from timeline_app.domain.thinking import FORMAT_PROVIDER, NATIVE_FORMATS
 
 from ..cache_plan import NO_MARKERS, MarkerStyle, Plan, choose_slots, earlier_points, request_ends
+from ..usage.request_tokens import anthropic_block_tokens, openai_part_tokens, openai_parts
 from .anthropic import anthropic_request
 from .conversation import stream_conversation
 from .entries import Conversation
@@ -50,6 +50,11 @@ class NativeRender:
     marked_seqs: list[int]
     item_of: dict[int, int]
     ending: str = ENDS_WITH_USER
+    # For each stable block index, the request's tokens through the content where it ends, and
+    # the whole request's (``usage.request_tokens``, the system prompt as ``system_tokens``):
+    # the prefix lengths the usage forecast reads. Empty for the formats without markers.
+    through: dict[int, int] = field(default_factory=dict)
+    request_tokens: int | None = None
 
 
 def _end_with_user(
@@ -84,6 +89,7 @@ def render_native(
     continue_text: str = "Continue.",
     prefill: bool = False,
     cache_style: MarkerStyle = NO_MARKERS,
+    read_through: int | None = None,
 ) -> NativeRender:
     """``cache_style``: the format's markers (``cache_plan.marker_style``): for the OpenAI formats
     ``openai_explicit`` for GPT-5.6 and later, none otherwise; ``anthropic_messages`` always
@@ -131,6 +137,7 @@ def render_native(
         cache_ttl_seconds=cache_ttl_seconds,
         prompt_cache_key=prompt_cache_key,
         cache_style=cache_style,
+        read_through=read_through,
     )
 
 
@@ -162,6 +169,9 @@ def _render_anthropic(
         message={"role": "user", "content": [{"type": "text", "text": continue_text}]},
         prefill=prefill,
     )
+    total = rendered.tokens
+    if ending == CONTINUED:
+        total += sum(anthropic_block_tokens(block) for block in messages[-1]["content"])
     return NativeRender(
         request=rendered.request,
         items=messages,
@@ -169,6 +179,8 @@ def _render_anthropic(
         marked_seqs=rendered.marked_seqs,
         item_of=rendered.message_of,
         ending=ending,
+        through=rendered.through,
+        request_tokens=total,
     )
 
 
@@ -227,6 +239,7 @@ def _render_openai(
     cache_ttl_seconds: int,
     prompt_cache_key: str,
     cache_style: MarkerStyle,
+    read_through: int | None = None,
 ) -> NativeRender:
     """``openai_responses`` and ``openai_chat``, with explicit breakpoints when ``cache_style``
     is OpenAI's (GPT-5.6 and later)."""
@@ -234,7 +247,13 @@ def _render_openai(
     request, items, head, style = built.request, built.items, built.head, built.style
     cache_points: list[int] = []
     marked: list[int] = []
+    through: dict[int, int] = {}
+    request_tokens: int | None = None
     if style.provider == "openai":
+        shift = 1 if head is not None else 0
+        through, request_tokens = _openai_through(
+            request, built.built, built.item_of, system_tokens=system_tokens, head=head is not None
+        )
         plan = _openai_plan(
             stable,
             conversation,
@@ -243,12 +262,13 @@ def _render_openai(
             style=style,
             head_tokens=system_tokens if head is not None else 0,
             min_tokens=cache_min_tokens,
+            through=through,
+            read_through=read_through,
         )
         marker = style.marker(cache_ttl_seconds)
         if plan.head and head is not None:
             head["content"][-1][style.field] = dict(marker)
             cache_points.append(0)
-        shift = 1 if head is not None else 0
         for slot in plan.slots:
             item, key, part = slot.at
             items[item + shift][key][part][style.field] = dict(marker)
@@ -265,7 +285,34 @@ def _render_openai(
         marked_seqs=marked,
         item_of=built.item_of,
         ending=_openai_ending(items),
+        through=through,
+        request_tokens=request_tokens,
     )
+
+
+def _openai_through(
+    request: dict[str, Any], built: OpenAIItems, item_of: dict[int, int], *, system_tokens: int, head: bool
+) -> tuple[dict[int, int], int]:
+    """For each stable block index, the request's tokens through its last markable part (else
+    through its item), and the whole request's: the parts in prompt order
+    (``usage.request_tokens``), the system prompt counted as ``system_tokens``."""
+    shift = 1 if head else 0
+    at_part: dict[tuple[int, str, int], int] = {}
+    item_end: dict[int, int] = {}
+    running = 0
+    for index, where, position, part in openai_parts(request):
+        system = index == -1 or (head and index == 0)
+        running += system_tokens if system and position == 0 else 0 if system else openai_part_tokens(part)
+        at_part[(index, where, position)] = running
+        item_end[index] = running
+    through: dict[int, int] = {}
+    for origin, item in item_of.items():
+        path = built.markable.get(origin)
+        if path is not None:
+            through[origin] = at_part[(path[0] + shift, path[1], path[2])]
+        else:
+            through[origin] = item_end.get(item, 0)
+    return through, running
 
 
 def _openai_plan(
@@ -277,20 +324,22 @@ def _openai_plan(
     style: MarkerStyle,
     head_tokens: int,
     min_tokens: int,
+    through: dict[int, int],
+    read_through: int | None = None,
 ) -> Plan:
     """GPT-5.6 breakpoints: the seed's points and the end of every earlier model call (the cache
     matches only at a breakpoint a request repeats), on the input parts that can carry one."""
     roles = [message.role for message in conversation.messages]
     message_of = {index: at[0] for index, at in conversation.positions.items()}
     wanted = sorted({*points, *request_ends(message_of, roles), *earlier_points(stable)})
-    through = list(accumulate((block.effective_tokens for block in stable), initial=head_tokens))
     return choose_slots(
         wanted,
         built.markable,
         len(stable),
-        tokens=lambda index: through[index + 1],
+        tokens=lambda index: through[index],
         seq=lambda index: stable[index].seq,
         style=style,
         head_tokens=head_tokens,
         min_tokens=min_tokens,
+        read_through=read_through,
     )

@@ -24,6 +24,7 @@ from timeline_app.domain.blocks import Block
 
 from ..cache_plan import ANTHROPIC, choose_slots
 from ..formats import ANTHROPIC_DOCUMENT_MIMES, ANTHROPIC_IMAGE_MIMES
+from ..usage.request_tokens import anthropic_block_tokens
 from .conversation import CONTINUES_TEXT
 from .entries import Content, Conversation, Entry, Media, Text, Thinking, ToolResult, ToolUse
 
@@ -73,6 +74,11 @@ class AnthropicRender:
     marked_seqs: list[int]
     # For each stable block index, the index of the message its content landed in.
     message_of: dict[int, int]
+    # For each stable block index, the request's tokens through the content block where it ends
+    # (``usage.request_tokens``: the length of the prefix a marker there caches).
+    through: dict[int, int]
+    # The request's tokens (its system prompt as ``system_tokens``).
+    tokens: int
 
 
 # (role, [(block, origins)]): the request's messages before their markers.
@@ -93,7 +99,7 @@ def _merge_by_role(
             for entry in message.content:
                 if isinstance(entry, Text):
                     system.append({"type": "text", "text": entry.text})
-                    system_origin_tokens += sum(stable[o].effective_tokens for o in _origins(entry))
+                    system_origin_tokens += anthropic_block_tokens(system[-1])
             continue
         items = [(_entry_block(e), _origins(e)) for e in message.content]
         if merged and merged[-1][0] == message.role:
@@ -113,21 +119,19 @@ def _positions(
     merged: _Merged, stable: Sequence[Block], *, head_tokens: int
 ) -> tuple[dict[int, _At], dict[int, _At], dict[_At, int]]:
     """Where each stable block's content ends, in final order; the same for the blocks that can
-    carry a marker (not a thinking block); and the prefix tokens at each position."""
+    carry a marker (not a thinking block); and the request's tokens through each position
+    (``usage.request_tokens``: the length of the prefix a marker there caches)."""
     final: dict[int, _At] = {}
     markable: dict[int, _At] = {}
     cumulative: dict[_At, int] = {}
     running = head_tokens
-    counted: set[int] = set()
     for m, (_, items) in enumerate(merged):
         for e, (block, origins) in enumerate(items):
             for origin in origins:
                 final[origin] = (m, e)
                 if block["type"] not in THINKING_TYPES:
                     markable[origin] = (m, e)
-                if origin not in counted:
-                    counted.add(origin)
-                    running += stable[origin].effective_tokens
+            running += anthropic_block_tokens(block)
             cumulative[(m, e)] = running
     return final, markable, cumulative
 
@@ -179,4 +183,6 @@ def anthropic_request(
         cache_points=cache_points,
         marked_seqs=marked,
         message_of={origin: m for origin, (m, _) in final.items()},
+        through={origin: cumulative[at] for origin, at in final.items()},
+        tokens=max(cumulative.values(), default=system_tokens + system_origin_tokens),
     )

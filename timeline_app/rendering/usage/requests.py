@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..cache_plan import OPENAI_MAX_WRITES
 from ..prefix import Prefix
 from .forecast import FIVE_MINUTES, ONE_HOUR, THIRTY_MINUTES, TWELVE_HOURS, CacheBlock, CacheRequest, Provider
 
@@ -82,12 +83,17 @@ def native_anthropic_request(
     marked_seqs: Sequence[int],
     head_tokens: int,
     input_tokens: int,
+    through: Sequence[int] = (),
+    system_tokens: int = 0,
 ) -> CacheRequest:
     """The native ``anthropic_messages`` request: the head (its breakpoint when the system prompt
     carries one), then one block per rendered timeline block, a breakpoint on each block whose
-    content carries a marker. Approximate where the native request regroups content: several
-    timeline blocks merged into one message still count one block each for the 20-block lookback,
-    and a system-role block moved into the system prompt keeps its place in the chain."""
+    content carries a marker. Each block's tokens are the request's through its content
+    (``through``, the render's ``request_through``: ``request_tokens.py``'s count, which the
+    provider simulator counts too; the tools of ``head_tokens`` beyond ``system_tokens`` before
+    them), else the stored blocks'. Approximate where the native request regroups content:
+    several timeline blocks merged into one message still count one block each for the 20-block
+    lookback, and a system-role block moved into the system prompt keeps its place in the chain."""
     system = request.get("system") or []
     head_ttl = marker_ttl(system[-1]) if system and isinstance(system[-1], dict) else None
     ttl = next(
@@ -102,24 +108,43 @@ def native_anthropic_request(
     return CacheRequest(
         provider="anthropic",
         model=model,
-        blocks=_marked_blocks(prefix, marked_seqs, head_tokens=head_tokens, head_ttl=head_ttl, ttl=ttl),
+        blocks=_marked_blocks(
+            prefix,
+            marked_seqs,
+            head_tokens=head_tokens,
+            head_ttl=head_ttl,
+            ttl=ttl,
+            through=through,
+            system_tokens=system_tokens,
+        ),
         input_tokens=input_tokens,
     )
 
 
 def _marked_blocks(
-    prefix: Prefix, marked_seqs: Sequence[int], *, head_tokens: int, head_ttl: int | None, ttl: int | None
+    prefix: Prefix,
+    marked_seqs: Sequence[int],
+    *,
+    head_tokens: int,
+    head_ttl: int | None,
+    ttl: int | None,
+    through: Sequence[int] = (),
+    system_tokens: int = 0,
 ) -> tuple[CacheBlock, ...]:
     marked = set(marked_seqs)
     blocks: list[CacheBlock] = []
     if head_tokens > 0:
         blocks.append(CacheBlock(prefix.seed, head_tokens, head_ttl))
+    if len(through) == len(prefix.digests):  # the request's own count (tools before it)
+        counts = tuple(head_tokens - system_tokens + tokens for tokens in through)
+    else:
+        counts = tuple(head_tokens + tokens for tokens in prefix.tokens)
     # A stored block can render as more than one segment (a continued turn's header shares the seq
     # of the block after it): its marker sits on its last segment, once, as in the request.
     last_of = {seq: i for i, seq in enumerate(prefix.seqs)}
-    for i, (digest, tokens, seq) in enumerate(zip(prefix.digests, prefix.tokens, prefix.seqs, strict=True)):
+    for i, (digest, tokens, seq) in enumerate(zip(prefix.digests, counts, prefix.seqs, strict=True)):
         marker = ttl if seq in marked and last_of[seq] == i else None
-        blocks.append(CacheBlock(digest, head_tokens + tokens, marker))
+        blocks.append(CacheBlock(digest, tokens, marker))
     return tuple(blocks)
 
 
@@ -131,10 +156,13 @@ def native_openai_request(
     marked_seqs: Sequence[int],
     head_tokens: int,
     input_tokens: int,
+    through: Sequence[int] = (),
+    system_tokens: int = 0,
 ) -> CacheRequest:
     """A native OpenAI request with explicit breakpoints (``prompt_cache_options`` present): the
     head (its breakpoint when the system message's part carries one), then one block per rendered
-    timeline block, a breakpoint on each block whose content carries one. Without
+    timeline block, a breakpoint on each block whose content carries one, its tokens counted as
+    :func:`native_anthropic_request` counts them. Without
     ``prompt_cache_options``: the automatic-caching request of :func:`rendered_request`."""
     options = request.get("prompt_cache_options")
     ttl = TWELVE_HOURS if isinstance(options, dict) and options.get("ttl") == "12h" else THIRTY_MINUTES
@@ -146,8 +174,35 @@ def native_openai_request(
         provider="openai",
         model=model,
         blocks=_marked_blocks(
-            prefix, marked_seqs, head_tokens=head_tokens, head_ttl=ttl if head_marked else None, ttl=ttl
+            prefix,
+            marked_seqs,
+            head_tokens=head_tokens,
+            head_ttl=ttl if head_marked else None,
+            ttl=ttl,
+            through=through,
+            system_tokens=system_tokens,
         ),
         input_tokens=input_tokens,
         explicit=True,
     )
+
+
+def spread_read_through(
+    *,
+    request: dict[str, Any] | None,
+    seqs: Sequence[int],
+    marked_seqs: Sequence[int],
+    read_block: int | None,
+    head_tokens: int,
+) -> int | None:
+    """For a request with OpenAI explicit breakpoints whose forecast reads up to ``read_block``
+    (the forecast's index: the head first when ``head_tokens``, then one per stable block): the
+    last stable index read (-1: the head at most) when more than ``OPENAI_MAX_WRITES`` of its
+    breakpoints lie past it (``cache_plan.spread`` then spreads the writes); else None."""
+    if request is None or "prompt_cache_options" not in request:
+        return None
+    offset = 1 if head_tokens > 0 else 0
+    through = -1 if read_block is None else read_block - offset
+    marked = set(marked_seqs)
+    past = {seq for index, seq in enumerate(seqs) if index > through and seq in marked}
+    return through if len(past) > OPENAI_MAX_WRITES else None
