@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from functools import cache
 
-from django.db import DEFAULT_DB_ALIAS, connection
+from django.db import connection
 from django.db.models import QuerySet
 
 from timeline_app import tenancy
 from timeline_app.domain import blocks as b
 from timeline_app.errors import NotFound
 from timeline_app.models import ApiKey, Block, Conversation, Tenant, Timeline
-from timeline_app.selectors.rows import Columns
+from timeline_app.selectors.rows import Columns, one_with_related
 
 _KEY, _TENANT = Columns(ApiKey), Columns(Tenant)
 _TIMELINE, _CONVERSATION = Columns(Timeline), Columns(Conversation)
@@ -39,13 +39,11 @@ def api_key_lookup(*, raw_key: str, claim_tenant: bool = False) -> ApiKey | None
     claim = claim_tenant and connection.vendor == "postgresql"
     if claim:
         tenancy.note_tenant_set()
-    with connection.cursor() as cursor:
-        cursor.execute(_api_key_sql(claim), [ApiKey.hash_key(raw_key)])
-        row = cursor.fetchone()
-    if row is None:
+    found = one_with_related(_api_key_sql(claim), [ApiKey.hash_key(raw_key)], _KEY, _TENANT)
+    if found is None:
         return None
-    key = _KEY.instance(row, 0, DEFAULT_DB_ALIAS)
-    key.tenant = _TENANT.instance(row, len(_KEY), DEFAULT_DB_ALIAS)
+    key = found[0]
+    key.tenant = found[1]
     return key
 
 
@@ -92,13 +90,11 @@ def timeline_current_turn_id(*, timeline: Timeline) -> str:
 def timeline_of(*, tenant: Tenant, public_id: str, name: str) -> Timeline | None:
     """The context ``name`` of the tenant's conversation ``public_id`` with its conversation, in
     one query (``None`` when either is missing): what every request on a context reads first."""
-    with connection.cursor() as cursor:
-        cursor.execute(_timeline_of_sql(), [public_id, tenant.pk, name])
-        row = cursor.fetchone()
-    if row is None:
+    found = one_with_related(_timeline_of_sql(), [public_id, tenant.pk, name], _TIMELINE, _CONVERSATION)
+    if found is None:
         return None
-    timeline = _TIMELINE.instance(row, 0, DEFAULT_DB_ALIAS)
-    timeline.conversation = _CONVERSATION.instance(row, len(_TIMELINE), DEFAULT_DB_ALIAS)
+    timeline = found[0]
+    timeline.conversation = found[1]
     return timeline
 
 

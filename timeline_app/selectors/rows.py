@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
-from django.db import connections
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import Model
 
 M = TypeVar("M", bound=Model)
+R = TypeVar("R", bound=Model)
 
 Converter = Callable[[Any, Any, Any], Any]
 
@@ -59,3 +60,16 @@ class Columns(Generic[M]):
             for convert in converters:
                 values[index] = convert(values[index], column, connection)
         return self.model.from_db(using, self.attnames, values)
+
+
+def one_with_related(
+    sql: str, params: Sequence[Any], main: Columns[M], related: Columns[R]
+) -> tuple[M, R] | None:
+    """The one row of ``sql`` (``main``'s columns, then ``related``'s) as two instances, on the
+    default connection; None when there is no row."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    return main.instance(row, 0, DEFAULT_DB_ALIAS), related.instance(row, len(main), DEFAULT_DB_ALIAS)

@@ -164,14 +164,7 @@ def _run(
     if snap.plan is None:
         reason = nothing_to_do(before_tokens=before, settings=settings)
         if recorded:
-            record_id = settle_request(
-                record_id,
-                timeline=snap.timeline,
-                trigger=trigger,
-                error=reason,
-                before_tokens=before,
-                threshold_tokens=settings.compaction_limit,
-            )
+            record_id = _settled(attempt, snap, record_id, error=reason, before=before)
         return CompactionOutcome(
             status=Compaction.Outcome.SKIPPED, compaction_id=record_id, before_tokens=before, error=reason
         )
@@ -179,6 +172,18 @@ def _run(
     if isinstance(claimed, CompactionOutcome):
         return claimed
     return _summarize_claimed(attempt, claimed, summarizer=summarizer, now=now)
+
+
+def _settled(attempt: _Attempt, snap: Snapshot, record_id: int | None, *, error: str, before: int) -> int:
+    """The attempt's row finished as ``skipped`` (or ``busy``) with the numbers that decided it."""
+    return settle_request(
+        record_id,
+        timeline=snap.timeline,
+        trigger=attempt.trigger,
+        error=error,
+        before_tokens=before,
+        threshold_tokens=attempt.settings.compaction_limit,
+    )
 
 
 def _claim_or_busy(
@@ -190,14 +195,7 @@ def _claim_or_busy(
     if record_id is not None:
         record = claim_requested(timeline=snap.timeline, record_id=record_id, task_id=task_id)
         if record is None:
-            settle_request(
-                record_id,
-                timeline=snap.timeline,
-                trigger=trigger,
-                error=BUSY,
-                before_tokens=before,
-                threshold_tokens=attempt.settings.compaction_limit,
-            )
+            _settled(attempt, snap, record_id, error=BUSY, before=before)
             return CompactionOutcome(status=Compaction.Outcome.BUSY, compaction_id=record_id, error=BUSY)
     else:
         record = claim(timeline=snap.timeline, trigger=trigger, task_id=task_id)
@@ -207,14 +205,7 @@ def _claim_or_busy(
         ):
             busy_id = None
             if recorded:
-                busy_id = settle_request(
-                    None,
-                    timeline=snap.timeline,
-                    trigger=trigger,
-                    error=BUSY,
-                    before_tokens=before,
-                    threshold_tokens=attempt.settings.compaction_limit,
-                )
+                busy_id = _settled(attempt, snap, None, error=BUSY, before=before)
             return CompactionOutcome(status=Compaction.Outcome.BUSY, compaction_id=busy_id, error=BUSY)
         return _after_the_running_one(attempt, snap)
     return _Claimed(snap=snap, record=record)
