@@ -100,6 +100,15 @@ class MetaField(StrictDictField):
         return super().to_internal_value(data)
 
 
+@extend_schema_field({"type": "string", "format": "decimal", "pattern": r"^\d{1,12}(?:\.\d{1,12})?$"})
+class DollarsField(serializers.DecimalField):
+    """A non-negative amount of dollars, exact (12 places each side), written as a string: the
+    schema says "no minus sign", which DRF's own decimal schema (``-?``) does not."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(max_digits=24, decimal_places=12, min_value=0, **kwargs)
+
+
 @extend_schema_field({"type": "string", "format": "date-time", "pattern": DATE_TIME_PATTERN})
 class IsoDateTimeStringField(StrictCharField):
     """An ISO-8601 time kept as the client wrote it (byte-stable rendering)."""

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 
 from timeline_app.api.base import TenantView, validated_query
 from timeline_app.api.fields import (
+    DollarsField,
     IsoDateTimeStringField,
     StrictCharField,
     StrictIntegerField,
@@ -151,7 +152,5 @@ class ImportOperationIn(StrictSerializer):
     )
     compaction_id = StrictCharField(required=False, allow_blank=True, regex=f"^({COMPACTION_ID})?$")
     model = StrictCharField(required=False, allow_blank=True, max_length=100)
-    cost_usd = serializers.DecimalField(
-        required=False, allow_null=True, max_digits=24, decimal_places=12, min_value=0
-    )
+    cost_usd = DollarsField(required=False, allow_null=True)
     details = serializers.DictField(required=False)
