@@ -40,7 +40,7 @@ curl -s -H "$H" -H "$J" -X POST $API/conversations/trip/replies/ -d '{"response"
   "stop_reason": "tool_use", "usage": {"input_tokens": 120, "output_tokens": 30}}}'
 curl -s -H "$H" -H "$J" -X POST $API/conversations/trip/tool-results/ -d '{"results": [{"tool_call_id": "toolu_1", "output": {"free_rooms": 3}}]}'
 
-# render for the next model call (format: anthropic | openai | text, or native: anthropic_messages | openai_responses | openai_chat; "debug": true adds the text stream with =>[k] cache marks)
+# render for the next model call (format: anthropic | openai | text, or native: anthropic_messages | openai_responses | openai_chat | gemini_contents; "debug": true adds the text stream with =>[k] cache marks)
 curl -s -H "$H" -H "$J" -X POST $API/conversations/trip/render/ \
   -d '{"format": "text", "debug": true, "include_sources": true, "include_announce": true, "announce": ["2 tool calls left"], "system": "You are a travel agent."}'
 
