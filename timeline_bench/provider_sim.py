@@ -71,6 +71,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 from timeline_app.rendering.usage.request_tokens import (
@@ -175,11 +176,8 @@ class CacheSimulator:
 
     def request(self, now: float, request: Mapping[str, Any]) -> Usage:
         blocks = flatten(request)
-        cumulative: list[int] = []
-        total = 0
-        for block in blocks:
-            total += block.tokens
-            cumulative.append(total)
+        cumulative = list(accumulate(block.tokens for block in blocks))
+        total = cumulative[-1] if cumulative else 0
         breakpoints = [i for i, block in enumerate(blocks) if block.breakpoint_ttl]
         # The longest live prefix within the lookback window of any breakpoint.
         hit = -1
@@ -362,11 +360,8 @@ class OpenAICacheSimulator:
         options = request.get("prompt_cache_options") or {}
         explicit = options.get("mode") == "explicit"
         default_ttl = OPENAI_TTLS.get(str(options.get("ttl") or "30m"), OPENAI_TTLS["30m"])
-        cumulative: list[int] = []
-        total = 0
-        for block in blocks:
-            total += block.tokens
-            cumulative.append(total)
+        cumulative = list(accumulate(block.tokens for block in blocks))
+        total = cumulative[-1] if cumulative else 0
         marked = [i for i, block in enumerate(blocks) if block.breakpoint]
         ttl_of = {i: OPENAI_TTLS.get(blocks[i].breakpoint, default_ttl) for i in marked}
         if explicit:
