@@ -13,7 +13,7 @@ import time_machine
 from tests.factories import add_turns
 from tests.fixtures.two_tenants import CONTEXT, TOOL_RESULT_PATH
 from timeline_app.domain.operations import KINDS
-from timeline_app.models import Operation, Timeline
+from timeline_app.models import ApiKey, Operation, Timeline
 from timeline_app.services.conversations import conversation_create
 
 pytestmark = pytest.mark.django_db
@@ -212,3 +212,23 @@ def test_another_tenants_log_is_a_404_and_its_entries_never_show(two_tenants):
     for path in ("", f"contexts/{CONTEXT}/"):
         missing = mine.caller.get(f"/api/v1/conversations/only_globex/{path}operations/")
         assert missing.status_code == 404, path
+
+
+def test_a_request_that_ends_in_a_500_leaves_no_actor_behind(owner, conversation, monkeypatch):
+    """The actor is set once authenticated and reset in ``dispatch``'s ``finally``: DRF re-raises a
+    500 past ``finalize_response``, and an actor left on the thread would sign the next change made
+    there (the worker's, or another key's request) with this key. Checked here, not only by the
+    suite-wide guard in conftest."""
+    from timeline_app.services.operations import current_actor
+
+    seen: list[str] = []
+
+    def broken(**kwargs):
+        seen.append(current_actor())
+        raise ValueError("a bug")
+
+    monkeypatch.setattr("timeline_app.api.render.timeline_render", broken)
+    owner.client.raise_request_exception = False
+    assert owner.post(f"{BASE}/render/", {}).status_code == 500
+    assert seen == [f"key:{ApiKey.objects.get(tenant=owner.tenant).prefix}"]  # set while the view ran
+    assert current_actor() == "system"
