@@ -185,6 +185,20 @@ def test_pages_follow_the_cursor_with_the_filters_kept(owner, conversation):
     assert owner.get(f"{BASE}/operations/", limit=0).status_code == 400
 
 
+def test_the_page_size_is_1_to_max_page_at_both_ends(owner, conversation):
+    from timeline_app.api.fields import MAX_PAGE
+
+    timeline = Timeline.objects.get(conversation=conversation, name="main")
+    add_turns(timeline, 2)
+    for n in (1, 2):
+        ok(owner.post(f"{BASE}/hide/", {"path": f"tc:turn_{n}.tc_{n}x0.result", "replacement_text": "x"}))
+    one = owner.get(f"{BASE}/operations/", limit=1).json()
+    assert len(one["results"]) == 1 and one["next"] is not None
+    assert len(owner.get(f"{BASE}/operations/", limit=MAX_PAGE).json()["results"]) >= 2
+    too_many = owner.get(f"{BASE}/operations/", limit=MAX_PAGE + 1)
+    assert too_many.status_code == 400 and "limit" in too_many.json()["error"]["details"]
+
+
 def test_another_tenants_log_is_a_404_and_its_entries_never_show(two_tenants):
     mine, same, other = two_tenants.mine, two_tenants.same_tenant, two_tenants.other_tenant
     # Each side hides the same path in the same context: matching entries on every side.

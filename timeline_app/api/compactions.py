@@ -12,7 +12,7 @@ from rest_framework.response import Response
 
 from timeline_app.api.auth import ApiClient
 from timeline_app.api.base import TenantView, validated_query
-from timeline_app.api.fields import StrictCharField
+from timeline_app.api.fields import StrictCharField, page_limit_field
 from timeline_app.api.schema import ApiSchema, operation
 from timeline_app.api.timelines import next_url
 from timeline_app.domain.identifiers import COMPACTION_ID_PATTERN
@@ -22,7 +22,6 @@ from timeline_app.selectors.listing import compaction_get, compactions_page
 from timeline_app.services.compaction import compaction_revert
 
 MAIN = Timeline.DEFAULT_NAME
-MAX_PAGE = 200
 NULLABLE_STRING = {"type": "string", "nullable": True}
 
 
@@ -104,7 +103,7 @@ class CompactionsQueryIn(serializers.Serializer[Any]):
         regex=COMPACTION_ID_PATTERN.pattern,
         help_text="`cursor` of the previous page's `next`: the id of the last compaction it showed",
     )
-    limit = serializers.IntegerField(required=False, min_value=1, max_value=MAX_PAGE, default=50)
+    limit = page_limit_field()
 
 
 class ListSchema(ApiSchema):

@@ -100,6 +100,14 @@ class MetaField(StrictDictField):
         return super().to_internal_value(data)
 
 
+MAX_PAGE = 200  # the most rows a cursor-paginated list answers at once
+
+
+def page_limit_field() -> serializers.IntegerField:
+    """A list's ``limit``: 1 to ``MAX_PAGE`` rows a page, 50 when not given."""
+    return serializers.IntegerField(required=False, min_value=1, max_value=MAX_PAGE, default=50)
+
+
 @extend_schema_field({"type": "string", "format": "decimal", "pattern": r"^\d{1,12}(?:\.\d{1,12})?$"})
 class DollarsField(serializers.DecimalField):
     """A non-negative amount of dollars, exact (12 places each side), written as a string: the

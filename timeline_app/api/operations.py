@@ -16,6 +16,7 @@ from timeline_app.api.fields import (
     StrictCharField,
     StrictIntegerField,
     StrictSerializer,
+    page_limit_field,
 )
 from timeline_app.api.schema import operation
 from timeline_app.api.timelines import next_url
@@ -27,7 +28,6 @@ from timeline_app.selectors.listing import operations_page
 from timeline_app.services.export import operation_payload
 
 MAIN = Timeline.DEFAULT_NAME
-MAX_PAGE = 200
 MAX_SEQ = 2**63 - 1
 KIND_HELP = "one of: " + ", ".join(KINDS)
 
@@ -86,7 +86,7 @@ class OperationsQueryIn(UsageRangeIn):
         regex=OPERATION_ID_PATTERN.pattern,
         help_text="`cursor` of the previous page's `next`: the id of the last entry it showed",
     )
-    limit = serializers.IntegerField(required=False, min_value=1, max_value=MAX_PAGE, default=50)  # type: ignore[assignment]
+    limit = page_limit_field()  # type: ignore[assignment]
 
     def validate_kind(self, value: list[str]) -> tuple[str, ...]:
         try:
