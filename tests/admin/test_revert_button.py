@@ -61,3 +61,23 @@ def test_an_operator_limited_to_one_tenant_cannot_revert_another_tenants_compact
     assert response.status_code == 302  # to the list, as every page of another tenant's conversation
     row.refresh_from_db()
     assert row.status == "applied"
+
+
+def test_the_page_shows_exactly_the_newest_operations_shown_entries(support, compacted):
+    """``presenters.OPERATIONS_SHOWN`` entries at most, the newest: with one more recorded, the
+    oldest drops off the page (the API's list has them all)."""
+    from timeline_app.admin.presenters import OPERATIONS_SHOWN
+    from timeline_app.models import Operation
+    from timeline_app.services.operations import operation_record
+
+    conversation, timeline = compacted
+    Operation.objects.filter(timeline=timeline).delete()
+    for n in range(OPERATIONS_SHOWN + 1):
+        operation_record(timeline=timeline, kind="hidden", actor="system", paths=[f"p:{n:03d}"])
+
+    def logged(page: str) -> list[str]:
+        log = page.split('class="module tl-operations"')[1].split("</table>")[0]
+        return [f"p:{n:03d}" for n in range(OPERATIONS_SHOWN + 1) if f"p:{n:03d}" in log]
+
+    shown = logged(support.get(urls.conversation(conversation.pk)).content.decode())
+    assert len(shown) == OPERATIONS_SHOWN and "p:000" not in shown and f"p:{OPERATIONS_SHOWN:03d}" in shown
