@@ -437,3 +437,30 @@ def test_the_import_refuses_a_block_that_lacks_what_its_type_needs(owner, turn):
     assert answer.status_code == 400, answer.json()
     assert f"blocks[{len(export['blocks']) - 1}].meta.tool_call_id" in answer.json()["error"]["details"]
     assert Block.objects.count() == before
+
+
+def test_a_call_of_the_same_id_in_another_context_or_tenant_is_unknown_here(owner, turn, outsider):
+    """The calls are looked up in this context only: the same ``tool_call_id`` stored by another
+    context of the conversation, or by another tenant's conversation of the same id, is a 400 here
+    and the result never lands in their turn."""
+    assert owner.post(f"{BASE}/contexts/attempt_a/replies/", {"response": message()}).status_code == 201
+    assert outsider.post(f"{C}/", {"id": "c1"}).status_code == 201
+    outsider.post(f"{C}/c1/turns/", {"turn_id": "t9", "prompt": "x"})
+    assert outsider.post(f"{C}/c1/replies/", {"response": message("msg_x")}).status_code == 201
+    assert Block.objects.filter(type="react.tool.call", meta__tool_call_id="toolu_a").count() == 2
+
+    answer = owner.post(f"{BASE}/tool-results/", {"results": [{"tool_call_id": "toolu_a", "output": "ok"}]})
+
+    assert answer.status_code == 400, answer.json()
+    details = answer.json()["error"]["details"]
+    assert list(details) == ["results[0].tool_call_id"] and "toolu_a" in details["results[0].tool_call_id"]
+    assert not Block.objects.filter(type="react.tool.result").exists()
+    # In the context that made the call, the result lands in that context's turn only.
+    there = owner.post(
+        f"{BASE}/contexts/attempt_a/tool-results/",
+        {"results": [{"tool_call_id": "toolu_a", "output": "ok"}]},
+    )
+    assert there.status_code == 201, there.json()
+    ours = Block.objects.get(type="react.tool.call", meta__tool_call_id="toolu_a", timeline__name="attempt_a")
+    results = Block.objects.filter(type="react.tool.result")
+    assert [(r.timeline_id, r.turn_id) for r in results] == [(ours.timeline_id, ours.turn_id)]

@@ -66,6 +66,35 @@ def test_the_log_holds_exactly_the_cap_and_trims_the_oldest_first(settings, time
     assert {t.pk: logged(t) for t in (sibling, foreign)} == before, "only its own context is trimmed"
 
 
+@pytest.mark.parametrize("cap", [1, 3])
+def test_trimming_one_context_at_the_cap_never_deletes_anothers_entries(settings, timeline, cap):
+    """Two contexts of one conversation, each at the cap, the second's entries all newer: one more
+    entry on either trims its own oldest only, never the other's (the delete and the cutoff both
+    filter by context: the newer one's extra catches a lost delete filter, the older one's a lost
+    cutoff filter)."""
+    settings.TIMELINE_OPERATIONS_LOG_MAX = cap
+    first = timeline
+    second = context_create(conversation=timeline.conversation, name="attempt_a")
+    Operation.objects.filter(timeline__in=[first, second]).delete()  # their context_created
+    for n in range(1, cap + 1):
+        record(first, n)
+    for n in range(1, cap + 1):
+        record(second, 100 + n)
+    before = logged(first)
+    assert len(before) == cap and len(logged(second)) == cap
+
+    record(second, 100 + cap + 1)
+
+    assert logged(first) == before, "the other context keeps all its entries"
+    after = [[[n, n]] for n in range(102, 100 + cap + 2)]
+    assert [seqs for _, seqs in logged(second)] == after, "its own oldest out, no more"
+
+    record(first, cap + 1)  # now the older context: the cutoff is taken among its own entries only
+
+    assert [seqs for _, seqs in logged(first)] == [[[n, n]] for n in range(2, cap + 2)]
+    assert [seqs for _, seqs in logged(second)] == after
+
+
 def test_a_change_that_fails_after_its_entry_leaves_neither(timeline, monkeypatch):
     """Same transaction: the hide's blocks and its entry commit together or not at all."""
     add_turns(timeline, 2)
