@@ -140,14 +140,25 @@ def test_support_user_browses_a_compacted_conversation(live_server, browser):
     screenshot(browser, "admin-06-render-preview")
 
 
-def _login(browser, live_server, next_url: str) -> None:
+def _login(browser, live_server, next_url: str, username: str = "sam", group: str = roles.SUPPORT) -> None:
+    """A new staff user ``username`` of ``group`` signs in and lands on ``next_url``."""
     roles.ensure_roles()
-    user = User.objects.create_user(username="sam", password="sam-password-1", is_staff=True)
-    user.groups.add(Group.objects.get(name=roles.SUPPORT))
+    password = f"{username}-password-1"
+    user = User.objects.create_user(username=username, password=password, is_staff=True)
+    user.groups.add(Group.objects.get(name=group))
     browser.get(f"{live_server.url}/admin/login/?next={next_url}")
-    browser.find_element(By.NAME, "username").send_keys("sam")
-    browser.find_element(By.NAME, "password").send_keys("sam-password-1")
+    browser.find_element(By.NAME, "username").send_keys(username)
+    browser.find_element(By.NAME, "password").send_keys(password)
     browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
+
+
+def operator_on_compacted_conversation(live_server, browser) -> Compaction:
+    """Operator "olga" signed in on the change page of acme's compacted conversation; its applied
+    compaction."""
+    conversation, timeline = compacted_conversation(Tenant.objects.create(name="acme"))
+    next_url = f"/admin/timeline_app/conversation/{conversation.pk}/change/"
+    _login(browser, live_server, next_url, username="olga", group=roles.OPERATOR)
+    return Compaction.objects.get(timeline=timeline, status="applied")
 
 
 def _long_values(tenant: Tenant) -> None:

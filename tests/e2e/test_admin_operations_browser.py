@@ -5,13 +5,14 @@ back. Screenshots go to tests/artifacts/."""
 
 from __future__ import annotations
 
-from django.contrib.auth.models import Group, User
 from selenium.webdriver.common.by import By
 
-from tests.admin.builders import compacted_conversation
-from tests.e2e.test_admin_browser import BROWSER_TESTS, browser, screenshot
-from timeline_app import roles
-from timeline_app.models import Compaction, Tenant
+from tests.e2e.test_admin_browser import (
+    BROWSER_TESTS,
+    browser,
+    operator_on_compacted_conversation,
+    screenshot,
+)
 
 __all__ = ["browser"]  # the fixture, shared with test_admin_browser
 
@@ -24,18 +25,7 @@ def log_rows(browser) -> list[list[str]]:
 
 
 def test_the_operations_log_and_the_revert_button_on_the_conversation_page(live_server, browser):
-    roles.ensure_roles()
-    user = User.objects.create_user(username="olga", password="olga-password-1", is_staff=True)
-    user.groups.add(Group.objects.get(name=roles.OPERATOR))
-    conversation, timeline = compacted_conversation(Tenant.objects.create(name="acme"))
-    row = Compaction.objects.get(timeline=timeline, status="applied")
-
-    browser.get(
-        f"{live_server.url}/admin/login/?next=/admin/timeline_app/conversation/{conversation.pk}/change/"
-    )
-    browser.find_element(By.NAME, "username").send_keys("olga")
-    browser.find_element(By.NAME, "password").send_keys("olga-password-1")
-    browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
+    row = operator_on_compacted_conversation(live_server, browser)
 
     applied, created = log_rows(browser)  # newest first
     assert created[1:3] == ["context_created", "system"]

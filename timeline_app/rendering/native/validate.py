@@ -35,7 +35,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .tool_names import GEMINI_NAME_PATTERN, ID_PATTERN, NAME_PATTERN
@@ -43,15 +45,45 @@ from .tool_names import GEMINI_NAME_PATTERN, ID_PATTERN, NAME_PATTERN
 MAX_CACHE_CONTROLS = 4
 
 
-def _check_id_and_name(call_id: Any, name: Any, seen: set[str], where: str, out: list[str]) -> None:
-    if not isinstance(call_id, str) or not ID_PATTERN.match(call_id):
-        out.append(f"{where}: tool id {call_id!r} is not [A-Za-z0-9_-]+")
+@dataclass(frozen=True)
+class _CallRules:
+    """What a format accepts as a call's id and name, and the violations' wording (``{!r}``: the
+    offending value)."""
+
+    id_pattern: re.Pattern[str]
+    bad_id: str
+    repeated_id: str
+    name_pattern: re.Pattern[str]
+    bad_name: str
+
+
+TOOL_RULES = _CallRules(
+    ID_PATTERN,
+    "tool id {!r} is not [A-Za-z0-9_-]+",
+    "tool id {!r} is not unique",
+    NAME_PATTERN,
+    "tool name {!r} is not [A-Za-z0-9_-]{{1,64}}",
+)
+GEMINI_RULES = _CallRules(
+    re.compile(r".", re.DOTALL),  # any non-empty id
+    "function_call without its id",
+    "function_call id {!r} is not unique",
+    GEMINI_NAME_PATTERN,
+    "function name {!r} is not one Gemini accepts",
+)
+
+
+def _check_id_and_name(
+    call_id: Any, name: Any, seen: set[str], where: str, out: list[str], rules: _CallRules = TOOL_RULES
+) -> None:
+    if not isinstance(call_id, str) or not rules.id_pattern.match(call_id):
+        out.append(f"{where}: " + rules.bad_id.format(call_id))
     elif call_id in seen:
-        out.append(f"{where}: tool id {call_id!r} is not unique")
+        out.append(f"{where}: " + rules.repeated_id.format(call_id))
     else:
         seen.add(call_id)
-    if not isinstance(name, str) or not NAME_PATTERN.match(name):
-        out.append(f"{where}: tool name {name!r} is not [A-Za-z0-9_-]{{1,64}}")
+    if not isinstance(name, str) or not rules.name_pattern.match(name):
+        out.append(f"{where}: " + rules.bad_name.format(name))
 
 
 def _objects(items: Sequence[Any], name: str, out: list[str]) -> Iterator[tuple[int, str, Mapping[str, Any]]]:
@@ -286,15 +318,7 @@ def _gemini_part(part: Any, role: Any, at: str, seen: set[str], out: list[str]) 
         call = part["function_call"]
         if role != "model":
             out.append(f"{at}: function_call outside a model content")
-        call_id, name = call.get("id"), call.get("name")
-        if not isinstance(call_id, str) or not call_id:
-            out.append(f"{at}: function_call without its id")
-        elif call_id in seen:
-            out.append(f"{at}: function_call id {call_id!r} is not unique")
-        else:
-            seen.add(call_id)
-        if not isinstance(name, str) or not GEMINI_NAME_PATTERN.match(name):
-            out.append(f"{at}: function name {name!r} is not one Gemini accepts")
+        _check_id_and_name(call.get("id"), call.get("name"), seen, at, out, GEMINI_RULES)
         if not isinstance(call.get("args"), Mapping):
             out.append(f"{at}: function_call args is not an object")
     if kind == "function_response":

@@ -40,53 +40,50 @@ class Price:
         return bool(self.cache_ttls)
 
 
-def _anthropic(input_price: str, output_price: str) -> Price:
+def _price(
+    provider: Provider,
+    input_price: str,
+    output_price: str,
+    *,
+    writes: tuple[str, str] = ("1", "1"),
+    cached_price: str | None = None,
+    ttls: tuple[str, ...] = (),
+) -> Price:
+    """A row from list prices: cache writes (5-minute, 1-hour slots) at ``writes`` × input, cache
+    reads at ``cached_price`` when the provider lists one, else at 0.1× input."""
     base = Decimal(input_price)
     return Price(
-        provider="anthropic",
+        provider=provider,
         input=base,
         output=Decimal(output_price),
-        cache_write_5m=base * Decimal("1.25"),
-        cache_write_1h=base * 2,
-        cache_read=base * Decimal("0.1"),
+        cache_write_5m=base * Decimal(writes[0]),
+        cache_write_1h=base * Decimal(writes[1]),
+        cache_read=base * Decimal("0.1") if cached_price is None else Decimal(cached_price),
+        cache_ttls=ttls,
     )
+
+
+def _anthropic(input_price: str, output_price: str) -> Price:
+    return _price("anthropic", input_price, output_price, writes=("1.25", "2"))
 
 
 def _openai(input_price: str, cached_price: str, output_price: str) -> Price:
-    base = Decimal(input_price)
-    return Price(
-        provider="openai",
-        input=base,
-        output=Decimal(output_price),
-        cache_write_5m=base,
-        cache_write_1h=base,
-        cache_read=Decimal(cached_price),
-    )
+    return _price("openai", input_price, output_price, cached_price=cached_price)
 
 
 def _google(input_price: str, output_price: str) -> Price:
-    base = Decimal(input_price)
-    return Price(
-        provider="google",
-        input=base,
-        output=Decimal(output_price),
-        cache_write_5m=base,
-        cache_write_1h=base,
-        cache_read=base * Decimal("0.1"),
-    )
+    return _price("google", input_price, output_price)
 
 
 def _openai_explicit(input_price: str, cached_price: str, output_price: str) -> Price:
     """GPT-5.6 and later: explicit breakpoints (30 minutes or 12 hours), writes at 1.25× input."""
-    base = Decimal(input_price)
-    return Price(
-        provider="openai",
-        input=base,
-        output=Decimal(output_price),
-        cache_write_5m=base * Decimal("1.25"),
-        cache_write_1h=base * Decimal("1.25"),
-        cache_read=Decimal(cached_price),
-        cache_ttls=OPENAI_CACHE_TTLS,
+    return _price(
+        "openai",
+        input_price,
+        output_price,
+        writes=("1.25", "1.25"),
+        cached_price=cached_price,
+        ttls=OPENAI_CACHE_TTLS,
     )
 
 
